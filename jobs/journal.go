@@ -1,0 +1,64 @@
+package jobs
+
+import "time"
+
+// RecordKind says what a journal record describes.
+type RecordKind uint8
+
+const (
+	// RecPut carries a whole job: every field of Record, body included. It is
+	// written for a new job, and again when compaction moves a live job forward.
+	RecPut RecordKind = iota + 1
+	// RecUpdate carries a state change of a job written earlier: every field
+	// but Tube and Body.
+	RecUpdate
+	// RecDelete says the job is gone. Only ID is meaningful.
+	RecDelete
+)
+
+// Record is one durable change. Records of one job reach the journal in the
+// order the changes were made (they are appended under the job's tube lock).
+type Record struct {
+	Kind  RecordKind
+	ID    uint64
+	Tube  string // RecPut only
+	State State  // Ready, Delayed or Buried; a reserved job is logged as Ready
+	Pri   uint32
+	Delay time.Duration
+	TTR   time.Duration
+	// Created is when the job was put (Clock time, ns). Deadline is when a
+	// delayed job becomes ready (Clock time, ns); zero for other states.
+	Created, Deadline                           int64
+	Reserves, Timeouts, Releases, Buries, Kicks uint32
+	// Body is the job data followed by "\r\n" (RecPut only). It is shared
+	// with the queue and never modified: the journal may keep a reference
+	// until it has written it, but must not change it.
+	Body []byte
+}
+
+// Journal is the durability seam: package wal implements it; a queue without
+// one keeps everything in memory.
+//
+// Concurrency: the queue calls Append while it holds the lock of the job's
+// tube, from many goroutines at once, so Append must be safe for concurrent
+// use and must never wait for I/O: it buffers the record and returns. A
+// journal must not call back into the queue while holding a lock that Append
+// takes.
+type Journal interface {
+	// Append buffers rec and returns its sequence number: numbers grow by one
+	// per record, in Append order. It fails at once with ErrOutOfMemory when
+	// the record cannot be given room, or ErrJournal after a write failure;
+	// the queue then leaves its state unchanged.
+	Append(rec Record) (seq uint64, err error)
+	// Committed returns the highest sequence number that may be
+	// acknowledged: written, and synced when the fsync policy asks for it.
+	// If the journal has failed, err is non-nil and every record above seq
+	// will never be committed.
+	Committed() (seq uint64, err error)
+	// Subscribe registers fn, called from the journal's own goroutine
+	// (never with a journal lock held) each time Committed changes.
+	Subscribe(fn func())
+	// File returns the number of the log file holding job id's latest whole
+	// record, or 0 (stats-job "file").
+	File(id uint64) int
+}

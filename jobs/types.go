@@ -1,0 +1,131 @@
+package jobs
+
+import "time"
+
+// State is where a job is in its life.
+type State uint8
+
+const (
+	Ready State = iota + 1
+	Reserved
+	Delayed
+	Buried
+)
+
+// String returns the protocol's name of the state ("ready", "reserved", ...).
+func (s State) String() string {
+	switch s {
+	case Ready:
+		return "ready"
+	case Reserved:
+		return "reserved"
+	case Delayed:
+		return "delayed"
+	case Buried:
+		return "buried"
+	}
+	return "invalid"
+}
+
+// Cmd names a protocol command for the command counters of Stats. The order
+// is the order of the cmd-* keys in the stats document; the last two are
+// counted but, as in the reference, never reported.
+type Cmd uint8
+
+const (
+	CmdPut Cmd = iota
+	CmdPeek
+	CmdPeekReady
+	CmdPeekDelayed
+	CmdPeekBuried
+	CmdReserve
+	CmdReserveWithTimeout
+	CmdDelete
+	CmdRelease
+	CmdUse
+	CmdWatch
+	CmdIgnore
+	CmdBury
+	CmdKick
+	CmdTouch
+	CmdStats
+	CmdStatsJob
+	CmdStatsTube
+	CmdListTubes
+	CmdListTubeUsed
+	CmdListTubesWatched
+	CmdPauseTube
+	CmdReserveJob
+	CmdKickJob
+	NumCmds
+)
+
+// UrgentPri: ready jobs with a priority below this count as urgent.
+const UrgentPri = 1024
+
+// MaxTubeName is the longest tube name, in bytes.
+const MaxTubeName = 200
+
+// JobData is a job's id and body as handed out by reserve and peek. The body
+// is shared with the queue and read-only.
+type JobData struct {
+	ID   uint64
+	body []byte // data + "\r\n"
+}
+
+// Body returns the job data (without the protocol's trailing CRLF).
+func (d JobData) Body() []byte { return d.body[:len(d.body)-2] }
+
+// Wire returns the job data followed by "\r\n", ready to be written after a
+// RESERVED or FOUND line.
+func (d JobData) Wire() []byte { return d.body }
+
+// PutRequest describes a new job.
+type PutRequest struct {
+	// ID is the id to give the job, taken earlier from Queue.NextID (the
+	// protocol spends an id as soon as a put line parses). Zero: allocate now.
+	ID    uint64
+	Pri   uint32
+	Delay time.Duration
+	// TTR below one second is raised to one second.
+	TTR time.Duration
+	// Body is the job data followed by "\r\n". The queue keeps the slice
+	// without copying it: the caller must not modify it afterwards.
+	Body []byte
+}
+
+// Stats holds the queue's half of the server's stats document.
+type Stats struct {
+	Urgent, Ready, Reserved, Delayed, Buried int64
+	Cmds                                     [NumCmds]uint64
+	JobTimeouts, TotalJobs                   uint64
+	Tubes                                    int
+	Connections, Producers, Workers, Waiting int64
+	TotalConnections                         uint64
+	Draining                                 bool
+}
+
+// TubeStats is the stats-tube document of one tube.
+type TubeStats struct {
+	Name                                     string
+	Urgent, Ready, Reserved, Delayed, Buried int64
+	TotalJobs                                uint64
+	Using, Watching, Waiting                 int64
+	Deletes, Pauses                          uint64
+	// Pause is the duration of the current pause, PauseLeft what is left of it.
+	Pause, PauseLeft time.Duration
+}
+
+// JobStats is the stats-job document of one job.
+type JobStats struct {
+	ID    uint64
+	Tube  string
+	State State
+	Pri   uint32
+	// Age is the time since put; TimeLeft the time until a reserved job's
+	// TTR or a delayed job's delay ends (zero for other states; may be
+	// slightly negative).
+	Age, Delay, TTR, TimeLeft                   time.Duration
+	File                                        int
+	Reserves, Timeouts, Releases, Buries, Kicks uint32
+}
