@@ -39,6 +39,7 @@ func (q *Queue) ListTubes(dst []string) []string                  { panic("todo"
 func (q *Queue) PauseTube(name []byte, d time.Duration) error     { panic("todo") }
 func (q *Queue) Restore(rec Record) error                         { panic("todo") }
 func (q *Queue) Rewrite(id uint64) (seq uint64, ok bool)          { panic("todo") }
+func (q *Queue) EnsureNextID(next uint64)                         { panic("todo") }
 func (q *Queue) Committed(seq uint64) (done bool, err error)      { panic("todo") }
 func (s *Session) Use(name []byte) error                          { panic("todo") }
 func (s *Session) Used() string                                   { panic("todo") }
