@@ -71,8 +71,8 @@ func (w *Wheel[T]) Next() (int64, bool) {
 
 // nextList returns the non-empty list the wheel reaches first, and the tick
 // at which it does: a level-0 slot fires at its own tick, a higher slot is
-// cascaded at the first tick of its span, the overflow list at the next
-// 2^48-tick boundary. Every timer on a lower level is due before every timer
+// cascaded at the first tick of its span, the overflow list at the start of
+// the next 2^48-tick epoch that can hold one of its deadlines. Every timer on a lower level is due before every timer
 // on a higher one, so the first list found holds the earliest deadline.
 func (w *Wheel[T]) nextList() (*list[T], uint64, bool) {
 	for l := 0; l < levels; l++ {
@@ -96,7 +96,12 @@ func (w *Wheel[T]) nextList() (*list[T], uint64, bool) {
 	if w.overflow.head == nil {
 		return nil, 0, false
 	}
+	// Skip straight to the epoch of the earliest overflow deadline (min is
+	// a lower bound), so crossing many empty epochs costs one cascade.
 	epoch := w.cur>>horizonBits + 1
+	if e := w.tickOf(w.overflow.min) >> horizonBits; e > epoch {
+		epoch = e
+	}
 	if epoch >= 1<<(64-horizonBits) {
 		// Unreachable: no tick lies beyond the last epoch.
 		return nil, 0, false
