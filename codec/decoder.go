@@ -1,0 +1,155 @@
+package codec
+
+import "bytes"
+
+// state is what the decoder expects next.
+type state uint8
+
+const (
+	stateLine     state = iota // a command line
+	stateBody                  // the rest of an accepted put body
+	stateSkipBody              // the rest of a too-big put body, to be swallowed
+	stateSkipLine              // the end of an over-long line, to be discarded
+)
+
+// Decoder decodes one connection's byte stream into Commands. It is incremental and
+// resumable: feed it whatever bytes have arrived, in any pieces, and it yields the same
+// commands. It never retains the input slice; the only bytes it holds are a pending put body,
+// copied in as it arrives.
+//
+// A Decoder is not safe for concurrent use: one connection, one goroutine (or event loop).
+type Decoder struct {
+	maxJob uint32
+	state  state
+	skip   uint64  // stateSkipBody: bytes still to swallow
+	body   []byte  // stateBody: the pending body buffer, len Size+2
+	filled int     // stateBody: bytes of body received so far
+	put    Command // stateBody: the put header fields, repeated on the OpPut event
+}
+
+// NewDecoder returns a decoder for a fresh connection. maxJobSize is the largest body a put
+// may announce (the reference's -z); a larger one is answered with JOB_TOO_BIG.
+func NewDecoder(maxJobSize uint32) *Decoder {
+	return &Decoder{maxJob: maxJobSize}
+}
+
+// Decode looks at in (all bytes received and not yet consumed, in order) and returns the next
+// command.
+//
+// n is how many bytes of in were consumed: the caller must drop exactly those n bytes before
+// the next call (e.g. gnet Discard(n)) and pass the rest again plus anything new. ok=false
+// means more input is needed; n may still be > 0 (body bytes absorbed into the pending body
+// buffer, swallowed JOB_TOO_BIG bytes, or discarded windows of an over-long line), and the
+// caller must drop them too. After ok=false fewer than LineMax bytes remain unconsumed, so the
+// caller never buffers more than that of an unfinished line.
+//
+// Command.Name is a view into in; Command.Body is a fresh buffer owned by the caller.
+// Decode never retains in.
+func (d *Decoder) Decode(in []byte) (cmd Command, n int, ok bool) {
+	for {
+		rest := in[n:]
+		switch d.state {
+		case stateBody:
+			k := copy(d.body[d.filled:], rest)
+			d.filled += k
+			n += k
+			if d.filled < len(d.body) {
+				return Command{}, n, false
+			}
+			return d.finishBody(), n, true
+
+		case stateSkipBody:
+			k := uint64(len(rest))
+			if k > d.skip {
+				k = d.skip
+			}
+			d.skip -= k
+			n += int(k)
+			if d.skip > 0 {
+				return Command{}, n, false
+			}
+			d.state = stateLine
+			return Command{Err: errJobTooBig}, n, true
+
+		default: // stateLine, stateSkipLine
+			line, m, found := scanLine(rest)
+			if found {
+				n += m
+				if d.state == stateSkipLine {
+					d.state = stateLine
+					return Command{Err: errBadFormat}, n, true
+				}
+				return d.accept(parseLine(line, d.maxJob)), n, true
+			}
+			if len(rest) < LineMax {
+				return Command{}, n, false
+			}
+			// A full window without a line end: discard it and keep discarding windows
+			// until one holds a line end, then answer BAD_FORMAT once.
+			n += LineMax
+			d.state = stateSkipLine
+		}
+	}
+}
+
+// scanLine finds the end of the line at the start of b the way the reference does: it looks
+// for the first '\r' among the first min(len(b), LineMax)-1 bytes, and that '\r' ends the line
+// only if '\n' follows it. A bare '\n' never ends a line, and a stray '\r' hides any later
+// CRLF in the same window. It returns the line without CRLF and its length with CRLF.
+func scanLine(b []byte) (line []byte, n int, found bool) {
+	w := len(b)
+	if w > LineMax {
+		w = LineMax
+	}
+	if w < 2 {
+		return nil, 0, false
+	}
+	i := bytes.IndexByte(b[:w-1], '\r')
+	if i < 0 || b[i+1] != '\n' {
+		return nil, 0, false
+	}
+	return b[:i], i + 2, true
+}
+
+// accept switches state after a put line and passes every command through.
+func (d *Decoder) accept(c Command) Command {
+	if c.Op != OpPutHeader || c.Err != nil {
+		return c
+	}
+	if c.TooBig {
+		d.state = stateSkipBody
+		d.skip = uint64(c.Size) + 2
+		return c
+	}
+	d.state = stateBody
+	d.body = make([]byte, int(c.Size)+2)
+	d.filled = 0
+	d.put = Command{Pri: c.Pri, Delay: c.Delay, TTR: c.TTR, Size: c.Size}
+	return c
+}
+
+// finishBody hands the completed body over and returns to reading lines.
+func (d *Decoder) finishBody() Command {
+	c := d.put
+	c.Op = OpPut
+	body := d.body
+	d.body, d.filled, d.state = nil, 0, stateLine
+	if k := len(body); body[k-2] != '\r' || body[k-1] != '\n' {
+		c.Err = errExpectedCRLF // no resync: the next line starts right after the body
+		return c
+	}
+	c.Body = body
+	return c
+}
+
+// InBody reports whether a put line was accepted and its body is not complete yet (possibly
+// with no body byte received so far). The reference has already spent the job's id then, so a
+// server uses this for accounting when the connection closes mid-body. A too-big body being
+// swallowed does not count.
+func (d *Decoder) InBody() bool { return d.state == stateBody }
+
+// Reset returns the decoder to its initial state, dropping any pending body, so it can serve
+// a new connection. The maximum job size is kept.
+func (d *Decoder) Reset() {
+	*d = Decoder{maxJob: d.maxJob}
+}

@@ -1,0 +1,309 @@
+package codec
+
+import (
+	"bytes"
+	"math"
+)
+
+// argForm says how the rest of a line after a command prefix is parsed.
+type argForm uint8
+
+const (
+	argNone    argForm = iota // nothing may follow the prefix
+	argAny                    // anything may follow (quit)
+	argID                     // one u64 that ends the line
+	argPut                    // pri delay ttr bytes
+	argTimeout                // reserve-with-timeout (1.13 rules)
+	argRelease                // id pri delay
+	argBury                   // id pri
+	argKick                   // C strtoul
+	argName                   // the whole rest is a tube name
+	argPause                  // name run, then delay
+)
+
+type verb struct {
+	prefix string
+	op     Op
+	form   argForm
+}
+
+// verbs lists the prefixes in the order the reference tries them with strncmp. The order
+// matters only between prefixes that share a beginning ("reserve-job " before "reserve").
+var verbs = [...]verb{
+	{"put ", OpPutHeader, argPut},
+	{"peek ", OpPeek, argID},
+	{"peek-ready", OpPeekReady, argNone},
+	{"peek-delayed", OpPeekDelayed, argNone},
+	{"peek-buried", OpPeekBuried, argNone},
+	{"reserve-with-timeout ", OpReserveWithTimeout, argTimeout},
+	{"reserve-job ", OpReserveJob, argID},
+	{"reserve", OpReserve, argNone},
+	{"delete ", OpDelete, argID},
+	{"release ", OpRelease, argRelease},
+	{"bury ", OpBury, argBury},
+	{"kick ", OpKick, argKick},
+	{"kick-job ", OpKickJob, argID},
+	{"touch ", OpTouch, argID},
+	{"stats-job ", OpStatsJob, argID},
+	{"stats-tube ", OpStatsTube, argName},
+	{"stats", OpStats, argNone},
+	{"use ", OpUse, argName},
+	{"watch ", OpWatch, argName},
+	{"ignore ", OpIgnore, argName},
+	{"list-tubes-watched", OpListTubesWatched, argNone},
+	{"list-tube-used", OpListTubeUsed, argNone},
+	{"list-tubes", OpListTubes, argNone},
+	{"quit", OpQuit, argAny},
+	{"pause-tube", OpPauseTube, argPause},
+}
+
+// byFirst groups verbs by first byte, keeping their order, so matching tries only the few
+// prefixes that can match.
+var byFirst [256][]verb
+
+// nameChar marks the bytes allowed in a tube name: A-Z a-z 0-9 - + / ; . $ _ ( )
+var nameChar [256]bool
+
+func init() {
+	for _, v := range verbs {
+		byFirst[v.prefix[0]] = append(byFirst[v.prefix[0]], v)
+	}
+	const extra = "-+/;.$_()"
+	for c := 0; c < 256; c++ {
+		b := byte(c)
+		nameChar[c] = 'A' <= b && b <= 'Z' || 'a' <= b && b <= 'z' || '0' <= b && b <= '9' ||
+			bytes.IndexByte([]byte(extra), b) >= 0
+	}
+}
+
+// lookup returns the first verb whose prefix the line starts with, or nil.
+func lookup(line []byte) *verb {
+	if len(line) == 0 {
+		return nil
+	}
+	vs := byFirst[line[0]]
+	for i := range vs {
+		p := vs[i].prefix
+		if len(line) >= len(p) && string(line[:len(p)]) == p {
+			return &vs[i]
+		}
+	}
+	return nil
+}
+
+// parseLine decodes one command line (CRLF excluded). maxJob is the largest body a put may
+// announce. The returned Command's Name is a view into line. For an accepted put line it
+// returns Op == OpPutHeader with Err == nil; the caller switches state.
+func parseLine(line []byte, maxJob uint32) Command {
+	if bytes.IndexByte(line, 0) >= 0 {
+		return Command{Err: errBadFormat}
+	}
+	v := lookup(line)
+	if v == nil {
+		return Command{Err: errUnknownCommand}
+	}
+	c := Command{Op: v.op, Matched: v.op}
+	if !parseArgs(&c, v.form, line[len(v.prefix):], maxJob) {
+		return Command{Err: errBadFormat, Matched: v.op}
+	}
+	return c
+}
+
+// parseArgs fills c from args according to form and reports whether they are well formed.
+// Where the reference counts the command although it then replies BAD_FORMAT, parseArgs sets
+// c.Err itself and returns true.
+func parseArgs(c *Command, form argForm, args []byte, maxJob uint32) bool {
+	var ok bool
+	switch form {
+	case argNone:
+		return len(args) == 0
+	case argAny:
+		return true
+	case argID:
+		c.ID, ok = readLast(args, math.MaxUint64)
+		return ok
+	case argTimeout:
+		var t uint64
+		t, ok = readLast(args, math.MaxInt32)
+		c.Timeout = uint32(t)
+		return ok
+	case argRelease:
+		return parseRelease(c, args)
+	case argBury:
+		return parseBury(c, args)
+	case argKick:
+		var n uint64
+		n, ok = strtoul(args)
+		c.Count = uint32(n) // the reference stores strtoul's result in a 32-bit uint
+		return ok
+	case argName:
+		c.Name = args
+		return validName(args)
+	case argPause:
+		return parsePause(c, args)
+	case argPut:
+		return parsePut(c, args, maxJob)
+	}
+	return false
+}
+
+// parsePut reads "pri delay ttr bytes". The size check precedes the garbage check, as in the
+// reference: an over-size put is accepted as TooBig even with garbage after its size.
+func parsePut(c *Command, args []byte, maxJob uint32) bool {
+	var v [4]uint64
+	rest := args
+	for i := range v {
+		var ok bool
+		if v[i], rest, ok = readUint(rest, math.MaxUint32); !ok {
+			return false
+		}
+	}
+	c.Pri, c.Delay, c.TTR, c.Size = uint32(v[0]), uint32(v[1]), uint32(v[2]), uint32(v[3])
+	switch {
+	case c.Size > maxJob:
+		c.TooBig = true
+	case len(rest) != 0:
+		c.Err = errBadFormat // counted as a put, but nothing is swallowed
+	}
+	return true
+}
+
+// parseRelease reads "id pri delay".
+func parseRelease(c *Command, args []byte) bool {
+	id, rest, ok := readUint(args, math.MaxUint64)
+	if !ok {
+		return false
+	}
+	pri, rest, ok := readUint(rest, math.MaxUint32)
+	if !ok {
+		return false
+	}
+	delay, ok := readLast(rest, math.MaxUint32)
+	c.ID, c.Pri, c.Delay = id, uint32(pri), uint32(delay)
+	return ok
+}
+
+// parseBury reads "id pri".
+func parseBury(c *Command, args []byte) bool {
+	id, rest, ok := readUint(args, math.MaxUint64)
+	if !ok {
+		return false
+	}
+	pri, ok := readLast(rest, math.MaxUint32)
+	c.ID, c.Pri = id, uint32(pri)
+	return ok
+}
+
+// parsePause follows the reference's pause-tube: skip spaces, take the longest run of name
+// characters, read the delay (which must end the line), and only then validate the name. The
+// command counts from the moment the delay parses, so a bad name keeps Op == OpPauseTube.
+func parsePause(c *Command, args []byte) bool {
+	i := skipSpaces(args)
+	j := i
+	for j < len(args) && nameChar[args[j]] {
+		j++
+	}
+	if j == i {
+		return false
+	}
+	delay, ok := readLast(args[j:], math.MaxUint32)
+	if !ok {
+		return false
+	}
+	c.Name, c.Delay = args[i:j], uint32(delay)
+	if j-i > MaxTubeName || args[i] == '-' {
+		c.Err = errBadFormat
+	}
+	return true
+}
+
+// validName reports whether name is a legal tube name: 1..200 name characters, not starting
+// with '-'.
+func validName(name []byte) bool {
+	if len(name) == 0 || len(name) > MaxTubeName || name[0] == '-' {
+		return false
+	}
+	for _, b := range name {
+		if !nameChar[b] {
+			return false
+		}
+	}
+	return true
+}
+
+func skipSpaces(b []byte) int {
+	i := 0
+	for i < len(b) && b[i] == ' ' {
+		i++
+	}
+	return i
+}
+
+func isDigit(b byte) bool { return '0' <= b && b <= '9' }
+
+// readUint is the reference's read_u64/read_u32: skip spaces (only spaces), require a digit,
+// then read base-10 digits. A value above max, or above 2^64-1, is an error. It returns the
+// bytes after the digits.
+func readUint(b []byte, max uint64) (v uint64, rest []byte, ok bool) {
+	i := skipSpaces(b)
+	if i == len(b) || !isDigit(b[i]) {
+		return 0, nil, false
+	}
+	v, i, ok = digits(b, i)
+	if !ok || v > max {
+		return 0, nil, false
+	}
+	return v, b[i:], true
+}
+
+// readLast is readUint for the last field of a line: nothing may follow the digits.
+func readLast(b []byte, max uint64) (uint64, bool) {
+	v, rest, ok := readUint(b, max)
+	return v, ok && len(rest) == 0
+}
+
+// digits reads the run of decimal digits starting at b[i], like strtoumax: it consumes the
+// whole run, and reports overflow of 64 bits as !ok.
+func digits(b []byte, i int) (v uint64, end int, ok bool) {
+	ok = true
+	for ; i < len(b) && isDigit(b[i]); i++ {
+		d := uint64(b[i] - '0')
+		if v > (math.MaxUint64-d)/10 {
+			ok = false
+			continue
+		}
+		v = v*10 + d
+	}
+	return v, i, ok
+}
+
+// isCSpace is C isspace() in the "C" locale.
+func isCSpace(b byte) bool {
+	return b == ' ' || '\t' <= b && b <= '\r'
+}
+
+// strtoul is C strtoul(s, &end, 10) on a 64-bit platform as the reference's kick uses it:
+// leading isspace() bytes, an optional sign, digits; trailing bytes are ignored. No digits, or
+// a magnitude above 2^64-1 (ERANGE), is an error. A '-' negates modulo 2^64.
+func strtoul(b []byte) (uint64, bool) {
+	i := 0
+	for i < len(b) && isCSpace(b[i]) {
+		i++
+	}
+	neg := false
+	if i < len(b) && (b[i] == '+' || b[i] == '-') {
+		neg = b[i] == '-'
+		i++
+	}
+	if i == len(b) || !isDigit(b[i]) {
+		return 0, false
+	}
+	v, _, ok := digits(b, i)
+	if !ok {
+		return 0, false
+	}
+	if neg {
+		v = -v
+	}
+	return v, true
+}
