@@ -28,3 +28,6 @@ var (
 	// ErrJournal: the journal failed; the change was not made durable.
 	ErrJournal = errors.New("jobs: journal failure")
 )
+
+// ErrBadBody: a PutRequest body that does not end in "\r\n".
+var ErrBadBody = errors.New("jobs: job body must end in CRLF")

@@ -1,0 +1,57 @@
+// Package jobs is stalkd's queue core: the beanstalk data model as an
+// embeddable Go library with no network code.
+//
+// A Queue holds tubes (named queues, created on first use and dropped the
+// moment nothing references them) and jobs. A job is ready (in its tube's
+// heap, ordered by priority then id), delayed (until a deadline), reserved
+// (by one Session, until it deletes, releases or buries it, or its
+// time-to-run ends) or buried (in its tube's FIFO, until kicked). A Session
+// is one client: it uses one tube for put, peek-* and kick, and watches a
+// list of tubes for reserve.
+//
+// # Usage
+//
+//	q := jobs.New(jobs.Config{})
+//	go q.Run(ctx)                      // drives delays, TTRs, pauses, timeouts
+//	s := q.NewSession(nil)
+//	id, _, _ := s.Put(jobs.PutRequest{Pri: 10, TTR: time.Minute, Body: []byte("hello\r\n")})
+//	job, _ := s.Reserve(0)            // 0: do not wait
+//	_, _ = s.Delete(job.ID)
+//
+// A Reserve that has to wait returns ErrWaiting; the queue later calls the
+// session's wake function and the owner collects the job (or ErrTimedOut,
+// or ErrDeadlineSoon) with TakeOutcome. This is how the network edge keeps
+// its event loops from ever blocking.
+//
+// # Time
+//
+// Time is an input: the queue reads its Clock and fires timers only when Run
+// or Tick says so. Tests use a ManualClock and call Tick; nothing sleeps.
+// Timers live in sharded hierarchical timing wheels (O(1) arm and cancel, no
+// goroutine or time.Timer per job).
+//
+// # Durability
+//
+// With a Journal (package wal), every change that must survive a restart is
+// appended under the job's tube lock before it is applied; mutating methods
+// return a sequence number, and the caller acknowledges the change only once
+// Queue.Committed says so. Without one, sequence numbers are 0.
+//
+// # Concurrency and lock order
+//
+// Queue methods are safe for concurrent use; a Session's methods are called
+// by its owner only, one at a time. The locks, in the order they nest:
+//
+//  1. tube.mu - one per tube. Only Reserve holds several, always in
+//     ascending tube serial (creation) order.
+//  2. Session.mu - under a tube lock: the session's reserved list and its
+//     pending reserve outcome.
+//  3. Leaves, never held while taking another lock: the id index shards,
+//     the timer shards, the tube registry, and the journal's own lock
+//     (Journal.Append runs under a tube lock, so a journal must never call
+//     into the queue while holding a lock Append needs).
+//
+// Callbacks (a session's wake function) never run under a queue lock: the
+// waits won under a tube lock are collected and finished after it is
+// released. Counters are striped per session and summed by Stats.
+package jobs

@@ -1,0 +1,185 @@
+package jobs
+
+import "time"
+
+// Put adds a job to the used tube. It returns the job's id and the journal
+// sequence number to wait for before acknowledging (see Queue.Committed).
+// With r.Delay > 0 the job is delayed; otherwise it is ready, or handed at
+// once to a session waiting on the tube. In drain mode it fails with
+// ErrDraining; the id is spent either way.
+func (s *Session) Put(r PutRequest) (id, seq uint64, err error) {
+	q := s.q
+	id = r.ID
+	if id == 0 {
+		id = q.NextID()
+	}
+	s.SetProducer()
+	if q.draining.Load() {
+		return id, 0, ErrDraining
+	}
+	if n := len(r.Body); n < 2 || r.Body[n-2] != '\r' || r.Body[n-1] != '\n' {
+		return id, 0, ErrBadBody
+	}
+	now := q.clock.Now()
+	t := s.use
+	j := &job{
+		id: id, tube: t, body: r.Body, created: now, heapIdx: -1,
+		pri: r.Pri, delay: int64(r.Delay), ttr: max(int64(r.TTR), second),
+	}
+	j.timer.Owner = j
+	if r.Delay > 0 {
+		j.state, j.deadline = Delayed, now+int64(r.Delay)
+	} else {
+		j.state = Ready
+	}
+	var w wakeups
+	t.mu.Lock()
+	if seq, err = q.append(j.record(RecPut)); err != nil {
+		t.mu.Unlock()
+		return id, 0, err
+	}
+	t.refs.Add(1)
+	q.jobs.put(j)
+	t.totalJobs++
+	q.stats.add(s.stripe, cTotalJobs, 1)
+	if r.Delay > 0 {
+		q.delay(t, j, s.stripe)
+	} else {
+		q.makeReady(t, j, now, s.stripe, &w)
+	}
+	t.mu.Unlock()
+	q.finish(&w)
+	return id, seq, nil
+}
+
+// delay puts j (state Delayed, deadline set) on t's delay heap and arms its
+// timer. t.mu held.
+func (q *Queue) delay(t *tube, j *job, st int) {
+	t.delayed.push(j)
+	q.stats.add(st, cDelayed, 1)
+	q.timers.scheduleJob(j, j.deadline)
+}
+
+// Delete removes a job: one reserved by this session, or one that is ready,
+// delayed or buried in any tube. A job reserved by another session is
+// ErrNotFound.
+func (s *Session) Delete(id uint64) (uint64, error) {
+	q := s.q
+	j := q.jobs.get(id)
+	if j == nil {
+		return 0, ErrNotFound
+	}
+	t := j.tube
+	t.mu.Lock()
+	if j.state == 0 || (j.state == Reserved && j.reserver != s) {
+		t.mu.Unlock()
+		return 0, ErrNotFound
+	}
+	seq, err := q.append(j.record(RecDelete))
+	if err != nil {
+		t.mu.Unlock()
+		return 0, err
+	}
+	switch j.state {
+	case Reserved:
+		q.unreserve(t, j, s.stripe)
+	case Ready:
+		t.ready.remove(j)
+		q.unready(t, j, s.stripe)
+	default:
+		q.unpark(t, j, s.stripe)
+	}
+	j.state = 0
+	t.deletes++
+	q.jobs.del(id)
+	t.mu.Unlock()
+	q.releaseTube(t)
+	return seq, nil
+}
+
+// Release gives back a job this session reserved, with a new priority, to
+// ready or (delay > 0) to delayed.
+func (s *Session) Release(id uint64, pri uint32, delay time.Duration) (uint64, error) {
+	q := s.q
+	t, j := s.own(id)
+	if j == nil {
+		return 0, ErrNotFound
+	}
+	now := q.clock.Now()
+	rec := j.record(RecUpdate)
+	rec.Pri, rec.Delay, rec.Releases = pri, delay, j.releases+1
+	rec.State, rec.Deadline = Ready, 0
+	if delay > 0 {
+		rec.State, rec.Deadline = Delayed, now+int64(delay)
+	}
+	seq, err := q.append(rec)
+	if err != nil {
+		t.mu.Unlock()
+		return 0, err
+	}
+	q.unreserve(t, j, s.stripe)
+	j.pri, j.delay = pri, int64(delay)
+	j.releases++
+	var w wakeups
+	if delay > 0 {
+		j.state, j.deadline = Delayed, rec.Deadline
+		q.delay(t, j, s.stripe)
+	} else {
+		q.makeReady(t, j, now, s.stripe, &w)
+	}
+	t.mu.Unlock()
+	q.finish(&w)
+	return seq, nil
+}
+
+// Bury moves a job this session reserved to the end of its tube's buried
+// list, with a new priority.
+func (s *Session) Bury(id uint64, pri uint32) (uint64, error) {
+	q := s.q
+	t, j := s.own(id)
+	if j == nil {
+		return 0, ErrNotFound
+	}
+	defer t.mu.Unlock()
+	rec := j.record(RecUpdate)
+	rec.State, rec.Pri, rec.Buries = Buried, pri, j.buries+1
+	seq, err := q.append(rec)
+	if err != nil {
+		return 0, err
+	}
+	q.unreserve(t, j, s.stripe)
+	j.pri = pri
+	j.buries++
+	j.state = Buried
+	t.buried.pushBack(j)
+	q.stats.add(s.stripe, cBuried, 1)
+	return seq, nil
+}
+
+// Touch gives a job this session reserved a fresh TTR.
+func (s *Session) Touch(id uint64) error {
+	t, j := s.own(id)
+	if j == nil {
+		return ErrNotFound
+	}
+	j.deadline = s.q.clock.Now() + j.ttr
+	s.q.timers.scheduleJob(j, j.deadline+1)
+	t.mu.Unlock()
+	return nil
+}
+
+// own finds a job reserved by this session and returns it with its tube
+// locked, or nil with nothing locked.
+func (s *Session) own(id uint64) (*tube, *job) {
+	j := s.q.jobs.get(id)
+	if j == nil {
+		return nil, nil
+	}
+	t := j.tube
+	t.mu.Lock()
+	if j.state != Reserved || j.reserver != s {
+		t.mu.Unlock()
+		return nil, nil
+	}
+	return t, j
+}

@@ -1,0 +1,110 @@
+package jobs
+
+import (
+	"sync/atomic"
+	"time"
+
+	"github.com/rs/zerolog"
+)
+
+// Config configures a Queue. The zero value is usable: the system clock, no
+// journal (everything in memory), no logging. A Config is read once by New.
+type Config struct {
+	// Clock supplies time; nil means NewSystemClock().
+	Clock Clock
+	// Journal makes changes durable; nil keeps the queue in memory only.
+	Journal Journal
+	// Logger receives the queue's rare diagnostics.
+	Logger zerolog.Logger
+}
+
+// Queue is the whole job store: tubes, jobs, sessions and timers. All of its
+// methods are safe for concurrent use. Timers (delays, TTRs, pauses, reserve
+// timeouts) fire only when something drives them: Run with the system clock,
+// or Tick after moving a ManualClock in tests.
+type Queue struct {
+	clock   Clock
+	journal Journal
+	log     zerolog.Logger
+
+	nextID   atomic.Uint64 // the next id to hand out
+	sessions atomic.Uint64 // session ids
+	draining atomic.Bool
+
+	tubes   registry
+	jobs    index
+	stats   counters
+	timers  timers
+	defTube *tube
+}
+
+// New returns an empty queue with the tube "default".
+func New(cfg Config) *Queue {
+	q := &Queue{clock: cfg.Clock, journal: cfg.Journal, log: cfg.Logger}
+	if q.clock == nil {
+		q.clock = NewSystemClock()
+	}
+	q.nextID.Store(1)
+	q.tubes.byName = make(map[string]*tube)
+	q.jobs.init()
+	q.timers.init(q.clock.Now())
+	q.defTube = q.tubes.acquire([]byte("default")) // never released
+	return q
+}
+
+// NextID spends and returns a job id. The protocol spends an id as soon as
+// a put line parses, even if the job never arrives.
+func (q *Queue) NextID() uint64 { return q.nextID.Add(1) - 1 }
+
+// EnsureNextID makes sure no id below next is ever handed out again (used by
+// the journal after a restart).
+func (q *Queue) EnsureNextID(next uint64) {
+	for {
+		cur := q.nextID.Load()
+		if cur >= next || q.nextID.CompareAndSwap(cur, next) {
+			return
+		}
+	}
+}
+
+// SetDraining turns drain mode on or off: while on, Put fails with
+// ErrDraining (after spending the id).
+func (q *Queue) SetDraining(on bool) { q.draining.Store(on) }
+
+// Draining reports whether drain mode is on.
+func (q *Queue) Draining() bool { return q.draining.Load() }
+
+// Committed reports whether the change numbered seq (as returned by a
+// mutating Session method) may be acknowledged, and the journal's error if it
+// never will be. seq 0 is always committed.
+func (q *Queue) Committed(seq uint64) (done bool, err error) {
+	if seq == 0 || q.journal == nil {
+		return true, nil
+	}
+	c, err := q.journal.Committed()
+	if seq <= c {
+		return true, nil
+	}
+	return err != nil, err
+}
+
+// append logs rec if the queue has a journal. Called with the tube lock of
+// the job held, before the change is made, so that a refused record leaves
+// the queue as it was.
+func (q *Queue) append(rec Record) (uint64, error) {
+	if q.journal == nil {
+		return 0, nil
+	}
+	return q.journal.Append(rec)
+}
+
+// releaseTube drops a reference to t and cleans up after its removal.
+func (q *Queue) releaseTube(t *tube) {
+	if q.tubes.release(t) {
+		q.timers.cancelTube(t)
+	}
+}
+
+func durationOf(ns int64) time.Duration { return time.Duration(ns) }
+
+const second = int64(time.Second)

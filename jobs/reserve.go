@@ -1,0 +1,201 @@
+package jobs
+
+import (
+	"math"
+	"time"
+)
+
+// Reserve reserves the most urgent ready job of the watched tubes: lowest
+// priority value, then lowest id, skipping paused tubes. When none is ready
+// it returns ErrDeadlineSoon if a job the session holds is within a second of
+// its TTR, ErrTimedOut if timeout is zero, and otherwise ErrWaiting: the
+// session now waits (forever if timeout < 0), and the outcome - a job,
+// ErrTimedOut or ErrDeadlineSoon - is announced through the session's wake
+// function and collected with TakeOutcome. A waiting session must not call
+// any other method but TakeOutcome and Close.
+func (s *Session) Reserve(timeout time.Duration) (JobData, error) {
+	q := s.q
+	s.setWorker()
+	now := q.clock.Now()
+	tubes := s.watchSorted
+	for _, t := range tubes {
+		t.mu.Lock()
+	}
+	soon := s.deadlineSoon(now)
+	var best *tube
+	anyReady := false
+	for _, t := range tubes {
+		top := t.ready.top()
+		if top == nil {
+			continue
+		}
+		anyReady = true
+		if !t.paused(now) && (best == nil || t.ready.less(top, best.ready.top())) {
+			best = t
+		}
+	}
+	var d JobData
+	var err error
+	switch {
+	case soon && !anyReady:
+		err = ErrDeadlineSoon
+	case best != nil:
+		j := best.ready.pop()
+		q.unready(best, j, s.stripe)
+		q.reserveFor(s, j, now, s.stripe, false)
+		d = j.data()
+	case soon: // the only ready jobs sit in paused tubes
+		err = ErrDeadlineSoon
+	case timeout == 0:
+		err = ErrTimedOut
+	default:
+		s.startWait(now, timeout)
+		err = ErrWaiting
+	}
+	for _, t := range tubes {
+		t.mu.Unlock()
+	}
+	return d, err
+}
+
+// TakeOutcome returns the outcome of a wait started by Reserve: the reserved
+// job, or ErrTimedOut, or ErrDeadlineSoon. It returns ErrWaiting while the
+// outcome is not ready, and ends the wait otherwise.
+func (s *Session) TakeOutcome() (JobData, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.hasOutcome {
+		return JobData{}, ErrWaiting
+	}
+	d, err := s.outcome, s.outcomeErr
+	s.outcome, s.outcomeErr, s.hasOutcome = JobData{}, nil, false
+	s.wstate.Store(idle)
+	return d, err
+}
+
+// Waiting reports whether a Reserve is pending.
+func (s *Session) Waiting() bool { return s.wstate.Load() != idle }
+
+// ReserveJob reserves the job id whatever its tube, if it is ready, delayed
+// or buried. It ignores pauses and never answers ErrDeadlineSoon.
+func (s *Session) ReserveJob(id uint64) (JobData, uint64, error) {
+	q := s.q
+	s.setWorker()
+	j := q.jobs.get(id)
+	if j == nil {
+		return JobData{}, 0, ErrNotFound
+	}
+	t := j.tube
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var seq uint64
+	switch j.state {
+	case Ready:
+		t.ready.remove(j)
+		q.unready(t, j, s.stripe)
+	case Delayed, Buried:
+		// Log it as ready, so that a restart does not bring it back buried
+		// or delayed while a worker has it.
+		rec := j.record(RecUpdate)
+		rec.State, rec.Deadline = Ready, 0
+		var err error
+		if seq, err = q.append(rec); err != nil {
+			return JobData{}, 0, err
+		}
+		q.unpark(t, j, s.stripe)
+	default:
+		return JobData{}, 0, ErrNotFound
+	}
+	q.reserveFor(s, j, q.clock.Now(), s.stripe, false)
+	return j.data(), seq, nil
+}
+
+// deadlineSoon reports whether a job the session holds is in the last
+// second of its TTR.
+func (s *Session) deadlineSoon(now int64) bool {
+	s.mu.Lock()
+	soonest, ok := s.soonest()
+	s.mu.Unlock()
+	return ok && now >= soonest-second
+}
+
+// soonest returns the earliest TTR deadline of the session's jobs. s.mu held.
+func (s *Session) soonest() (int64, bool) {
+	if s.reserved.head == nil {
+		return 0, false
+	}
+	min := int64(math.MaxInt64)
+	for j := s.reserved.head; j != nil; j = j.next {
+		if j.deadline < min {
+			min = j.deadline
+		}
+	}
+	return min, true
+}
+
+// startWait registers the session as a waiter on every watched tube and arms
+// its timer for the timeout or the DEADLINE_SOON margin, whichever is first.
+// Every watched tube lock is held.
+func (s *Session) startWait(now int64, timeout time.Duration) {
+	q := s.q
+	s.waitTubes = append(s.waitTubes[:0], s.watchSorted...)
+	for _, t := range s.waitTubes {
+		t.waiters.add(s)
+	}
+	s.wstate.Store(waiting)
+	q.stats.add(s.stripe, cWaiting, 1)
+	when := int64(math.MaxInt64)
+	if timeout > 0 {
+		when = now + int64(timeout)
+	}
+	s.mu.Lock()
+	if soonest, ok := s.soonest(); ok && soonest-second < when {
+		when = soonest - second
+	}
+	s.mu.Unlock()
+	if when != math.MaxInt64 {
+		q.timers.scheduleSession(s, when)
+	}
+}
+
+// unregisterWait removes the session from the waiter sets of the tubes it
+// waited on, except from (which the caller holds or already took it from).
+// Only the goroutine that won the wait (its CAS away from waiting) calls it.
+func (s *Session) unregisterWait(from *tube) {
+	for _, t := range s.waitTubes {
+		if t == from {
+			continue
+		}
+		t.mu.Lock()
+		t.waiters.remove(s)
+		t.mu.Unlock()
+	}
+}
+
+// sessionTimer ends a wait whose timeout or DEADLINE_SOON margin came.
+func (q *Queue) sessionTimer(s *Session, now int64) {
+	if !s.wstate.CompareAndSwap(waiting, claimed) {
+		return
+	}
+	q.stats.add(0, cWaiting, -1)
+	s.unregisterWait(nil)
+	err := ErrTimedOut
+	if s.deadlineSoon(now) {
+		err = ErrDeadlineSoon
+	}
+	s.mu.Lock()
+	s.outcome, s.outcomeErr = JobData{}, err
+	s.mu.Unlock()
+	s.deliver()
+}
+
+// deliver publishes the outcome stored in the session and wakes its owner.
+func (s *Session) deliver() {
+	s.mu.Lock()
+	ok := !s.isClosed
+	s.hasOutcome = ok
+	s.mu.Unlock()
+	if ok && s.wake != nil {
+		s.wake()
+	}
+}

@@ -1,0 +1,244 @@
+package jobs
+
+import (
+	"cmp"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/stalkd/stalkd/jobs/internal/wheel"
+)
+
+// Wait states of a session (Session.wstate).
+const (
+	idle    int32 = iota
+	waiting       // registered as a waiter on every watched tube
+	claimed       // a job or a timeout has been given to it; delivery follows
+	closed
+)
+
+// Session is one client of the queue: a network connection, or a goroutine
+// of an embedding program. It has a used tube and a watch list, and owns the
+// jobs it reserved.
+//
+// Concurrency: a Session's methods must be called by one goroutine at a time
+// (its owner, e.g. the connection's event loop). The queue itself touches
+// the session from other goroutines only through the wake function and the
+// fields guarded by mu.
+type Session struct {
+	q      *Queue
+	id     uint64
+	stripe int
+	wake   func()
+
+	// Owner-only state.
+	use         *tube
+	watch       []*tube // listing order (reference "ms" semantics)
+	watchSorted []*tube // by serial: the order tube locks are taken in
+	producer    bool
+	worker      bool
+
+	// Wait state. waitTubes is written by the owner before the session is
+	// published as waiting, and read by whoever claims the wait.
+	wstate    atomic.Int32
+	waitTubes []*tube
+	timer     wheel.Timer[*Session]
+
+	mu         sync.Mutex
+	reserved   jobList // jobs reserved by this session
+	outcome    JobData
+	outcomeErr error
+	hasOutcome bool
+	isClosed   bool
+}
+
+// NewSession opens a session using and watching "default". wake, if not nil,
+// is called (from another goroutine, with no queue lock held) when a Reserve
+// that returned ErrWaiting has an outcome ready for TakeOutcome.
+func (q *Queue) NewSession(wake func()) *Session {
+	s := &Session{q: q, id: q.sessions.Add(1), wake: wake}
+	s.stripe = int(s.id % stripes)
+	s.timer.Owner = s
+	s.use = q.tubes.acquire([]byte("default"))
+	w := q.tubes.acquire([]byte("default"))
+	s.watch = []*tube{w}
+	s.watchSorted = []*tube{w}
+	s.use.mu.Lock()
+	s.use.using++
+	s.use.watching++
+	s.use.mu.Unlock()
+	q.stats.add(s.stripe, cConnections, 1)
+	q.stats.add(s.stripe, cTotalConnections, 1)
+	return s
+}
+
+// Count adds one to the counter of command c (the protocol edge counts each
+// command once it parses).
+func (s *Session) Count(c Cmd) { s.q.stats.add(s.stripe, counter(c), 1) }
+
+// SetProducer marks the session as a producer (it sent a put).
+func (s *Session) SetProducer() {
+	if !s.producer {
+		s.producer = true
+		s.q.stats.add(s.stripe, cProducers, 1)
+	}
+}
+
+func (s *Session) setWorker() {
+	if !s.worker {
+		s.worker = true
+		s.q.stats.add(s.stripe, cWorkers, 1)
+	}
+}
+
+// Used returns the name of the tube that put and the peek-* and kick
+// commands act on.
+func (s *Session) Used() string { return s.use.name }
+
+// Watched appends the names of the watched tubes to dst, in listing order.
+func (s *Session) Watched(dst []string) []string {
+	for _, t := range s.watch {
+		dst = append(dst, t.name)
+	}
+	return dst
+}
+
+// Use makes name the used tube, creating it if needed.
+func (s *Session) Use(name []byte) error {
+	if !validName(name) {
+		return ErrBadTubeName
+	}
+	t := s.q.tubes.acquire(name)
+	addUsing(t, 1)
+	old := s.use
+	s.use = t
+	addUsing(old, -1)
+	s.q.releaseTube(old)
+	return nil
+}
+
+// Watch adds name to the watch list (creating the tube if needed) and
+// returns the number of watched tubes.
+func (s *Session) Watch(name []byte) (int, error) {
+	if !validName(name) {
+		return 0, ErrBadTubeName
+	}
+	if s.watchIndex(name) >= 0 {
+		return len(s.watch), nil
+	}
+	t := s.q.tubes.acquire(name)
+	addWatching(t, 1)
+	s.watch = append(s.watch, t)
+	s.sortWatch()
+	return len(s.watch), nil
+}
+
+// Ignore removes name from the watch list and returns the number of watched
+// tubes. Ignoring a tube that is not watched is not an error; ignoring the
+// only watched tube is ErrNotIgnored.
+func (s *Session) Ignore(name []byte) (int, error) {
+	if !validName(name) {
+		return 0, ErrBadTubeName
+	}
+	i := s.watchIndex(name)
+	if i < 0 {
+		return len(s.watch), nil
+	}
+	if len(s.watch) < 2 {
+		return 0, ErrNotIgnored
+	}
+	s.unwatchAt(i)
+	s.sortWatch()
+	return len(s.watch), nil
+}
+
+func (s *Session) watchIndex(name []byte) int {
+	for i, t := range s.watch {
+		if t.name == string(name) {
+			return i
+		}
+	}
+	return -1
+}
+
+// unwatchAt removes watch[i] the way the reference does: the last item moves
+// into the hole.
+func (s *Session) unwatchAt(i int) {
+	t := s.watch[i]
+	n := len(s.watch) - 1
+	s.watch[i] = s.watch[n]
+	s.watch[n] = nil
+	s.watch = s.watch[:n]
+	addWatching(t, -1)
+	s.q.releaseTube(t)
+}
+
+func (s *Session) sortWatch() {
+	s.watchSorted = append(s.watchSorted[:0], s.watch...)
+	slices.SortFunc(s.watchSorted, func(a, b *tube) int {
+		return cmp.Compare(a.serial, b.serial)
+	})
+}
+
+func addUsing(t *tube, d int64) {
+	t.mu.Lock()
+	t.using += d
+	t.mu.Unlock()
+}
+
+func addWatching(t *tube, d int64) {
+	t.mu.Lock()
+	t.watching += d
+	t.mu.Unlock()
+}
+
+// Close ends the session: a pending wait is cancelled, every job it reserved
+// (including one handed to it but not yet taken) goes back to ready, and its
+// tube references are dropped. The session must not be used afterwards.
+func (s *Session) Close() {
+	q := s.q
+	s.mu.Lock()
+	s.isClosed = true
+	s.mu.Unlock()
+	if s.wstate.CompareAndSwap(waiting, closed) {
+		q.stats.add(s.stripe, cWaiting, -1)
+		s.unregisterWait(nil)
+		q.timers.cancelSession(s)
+	}
+	s.releaseAll()
+	for len(s.watch) > 0 {
+		s.unwatchAt(0)
+	}
+	s.watchSorted = nil
+	addUsing(s.use, -1)
+	q.releaseTube(s.use)
+	q.stats.add(s.stripe, cConnections, -1)
+	if s.producer {
+		q.stats.add(s.stripe, cProducers, -1)
+	}
+	if s.worker {
+		q.stats.add(s.stripe, cWorkers, -1)
+	}
+}
+
+// releaseAll puts every job the session holds back to ready.
+func (s *Session) releaseAll() {
+	q := s.q
+	for {
+		s.mu.Lock()
+		j := s.reserved.head
+		s.mu.Unlock()
+		if j == nil {
+			return
+		}
+		var w wakeups
+		t := j.tube
+		t.mu.Lock()
+		if j.state == Reserved && j.reserver == s {
+			q.unreserve(t, j, s.stripe)
+			q.makeReady(t, j, q.clock.Now(), s.stripe, &w)
+		}
+		t.mu.Unlock()
+		q.finish(&w)
+	}
+}

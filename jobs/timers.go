@@ -1,0 +1,246 @@
+package jobs
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/stalkd/stalkd/jobs/internal/wheel"
+)
+
+const (
+	timerShards = 4
+	// Resolution is the timing wheels' tick: a timer fires within about
+	// this much of its deadline (never before it).
+	Resolution = time.Millisecond
+)
+
+// timers holds every timer of the queue in a few sharded hierarchical
+// wheels: job delays and TTRs, session waits, tube pauses. A shard lock is a
+// leaf taken under a tube lock (to arm or cancel) and alone (to advance); a
+// fired timer's action runs after every shard lock is released.
+type timers struct {
+	shards     [timerShards]timerShard
+	fireMu     sync.Mutex // one firing pass at a time; guards the buffers
+	firedJobs  []firedJob
+	firedSess  []*Session
+	firedTubes []*tube
+	kick       chan struct{}
+	sleepUntil atomic.Int64 // when the driver next wakes on its own
+}
+
+type timerShard struct {
+	mu       sync.Mutex
+	jobs     *wheel.Wheel[*job]
+	sessions *wheel.Wheel[*Session]
+	tubes    *wheel.Wheel[*tube]
+	scratch  []*job
+	_        [64]byte
+}
+
+type firedJob struct {
+	j    *job
+	when int64
+}
+
+func (ts *timers) init(now int64) {
+	for i := range ts.shards {
+		s := &ts.shards[i]
+		s.jobs = wheel.New[*job](now, Resolution)
+		s.sessions = wheel.New[*Session](now, Resolution)
+		s.tubes = wheel.New[*tube](now, Resolution)
+	}
+	ts.kick = make(chan struct{}, 1)
+	ts.sleepUntil.Store(now)
+}
+
+func (ts *timers) scheduleJob(j *job, when int64) {
+	s := &ts.shards[j.id%timerShards]
+	s.mu.Lock()
+	s.jobs.Schedule(&j.timer, when)
+	s.mu.Unlock()
+	ts.poke(when)
+}
+
+func (ts *timers) cancelJob(j *job) {
+	s := &ts.shards[j.id%timerShards]
+	s.mu.Lock()
+	s.jobs.Cancel(&j.timer)
+	s.mu.Unlock()
+}
+
+func (ts *timers) scheduleSession(x *Session, when int64) {
+	s := &ts.shards[x.id%timerShards]
+	s.mu.Lock()
+	s.sessions.Schedule(&x.timer, when)
+	s.mu.Unlock()
+	ts.poke(when)
+}
+
+func (ts *timers) cancelSession(x *Session) {
+	s := &ts.shards[x.id%timerShards]
+	s.mu.Lock()
+	s.sessions.Cancel(&x.timer)
+	s.mu.Unlock()
+}
+
+func (ts *timers) scheduleTube(t *tube, when int64) {
+	s := &ts.shards[t.serial%timerShards]
+	s.mu.Lock()
+	s.tubes.Schedule(&t.timer, when)
+	s.mu.Unlock()
+	ts.poke(when)
+}
+
+func (ts *timers) cancelTube(t *tube) {
+	s := &ts.shards[t.serial%timerShards]
+	s.mu.Lock()
+	s.tubes.Cancel(&t.timer)
+	s.mu.Unlock()
+}
+
+// poke wakes the driver if a timer was armed before its planned wake-up.
+func (ts *timers) poke(when int64) {
+	if when < ts.sleepUntil.Load() {
+		select {
+		case ts.kick <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// next returns the earliest time any wheel may have something due.
+func (ts *timers) next() (int64, bool) {
+	var best int64
+	found := false
+	for i := range ts.shards {
+		s := &ts.shards[i]
+		s.mu.Lock()
+		for _, n := range [...]func() (int64, bool){s.jobs.Next, s.sessions.Next, s.tubes.Next} {
+			if t, ok := n(); ok && (!found || t < best) {
+				best, found = t, true
+			}
+		}
+		s.mu.Unlock()
+	}
+	return best, found
+}
+
+// Tick fires every timer due at the clock's current time. Run calls it; tests
+// call it after moving a ManualClock.
+func (q *Queue) Tick() { q.fire(q.clock.Now()) }
+
+// Run drives the queue's timers from its clock until ctx is done, sleeping
+// until the next deadline. One Run per queue.
+func (q *Queue) Run(ctx context.Context) {
+	ts := &q.timers
+	tm := time.NewTimer(time.Hour)
+	defer tm.Stop()
+	for {
+		now := q.clock.Now()
+		q.fire(now)
+		d := time.Hour
+		if next, ok := ts.next(); ok {
+			d = max(time.Duration(next-now), Resolution/4)
+			d = min(d, time.Hour)
+		}
+		ts.sleepUntil.Store(now + int64(d))
+		tm.Reset(d)
+		select {
+		case <-ctx.Done():
+			return
+		case <-tm.C:
+		case <-ts.kick:
+			if !tm.Stop() {
+				<-tm.C
+			}
+		}
+	}
+}
+
+// fire advances every wheel to now and runs what came due: delayed jobs in
+// deadline order (ties by arming order), then expired TTRs, waits and
+// pauses.
+func (q *Queue) fire(now int64) {
+	ts := &q.timers
+	ts.fireMu.Lock()
+	defer ts.fireMu.Unlock()
+	jobsDue, sess, tubes := ts.firedJobs[:0], ts.firedSess[:0], ts.firedTubes[:0]
+	for i := range ts.shards {
+		s := &ts.shards[i]
+		s.mu.Lock()
+		s.scratch = s.jobs.Advance(now, s.scratch[:0])
+		for _, j := range s.scratch {
+			jobsDue = append(jobsDue, firedJob{j, j.timer.When()})
+		}
+		sess = s.sessions.Advance(now, sess)
+		tubes = s.tubes.Advance(now, tubes)
+		s.mu.Unlock()
+	}
+	slices.SortStableFunc(jobsDue, func(a, b firedJob) int {
+		return cmpInt64(a.when, b.when)
+	})
+	for _, f := range jobsDue {
+		q.jobTimer(f.j, now)
+	}
+	for _, t := range tubes {
+		q.unpause(t, now)
+	}
+	for _, s := range sess {
+		q.sessionTimer(s, now)
+	}
+	clear(jobsDue)
+	clear(sess)
+	clear(tubes)
+	ts.firedJobs, ts.firedSess, ts.firedTubes = jobsDue[:0], sess[:0], tubes[:0]
+}
+
+func cmpInt64(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// jobTimer handles a job's timer: a delay ending, or a TTR running out. A
+// timer that lost a race (the job was touched, released, deleted) finds the
+// job no longer due and does nothing.
+func (q *Queue) jobTimer(j *job, now int64) {
+	t := j.tube
+	var w wakeups
+	t.mu.Lock()
+	switch {
+	case j.state == Delayed && now >= j.deadline:
+		t.delayed.remove(j)
+		q.stats.add(0, cDelayed, -1)
+		q.makeReady(t, j, now, 0, &w)
+	case j.state == Reserved && now > j.deadline:
+		q.unreserve(t, j, 0)
+		j.timeouts++
+		q.stats.add(0, cTimeouts, 1)
+		q.makeReady(t, j, now, 0, &w)
+	}
+	t.mu.Unlock()
+	q.finish(&w)
+}
+
+// unpause ends a tube's pause and serves its waiters.
+func (q *Queue) unpause(t *tube, now int64) {
+	var w wakeups
+	t.mu.Lock()
+	if t.pause > 0 && now >= t.unpauseAt {
+		t.pause = 0
+		for t.ready.len() > 0 && len(t.waiters.items) > 0 {
+			j := t.ready.pop()
+			q.unready(t, j, 0)
+			q.makeReady(t, j, now, 0, &w)
+		}
+	}
+	t.mu.Unlock()
+	q.finish(&w)
+}

@@ -1,0 +1,196 @@
+package jobs
+
+import (
+	"sync"
+	"sync/atomic"
+
+	"github.com/stalkd/stalkd/jobs/internal/wheel"
+)
+
+// tube is a named queue. mu guards every field below it; name and serial
+// never change. A tube lives while something references it (a session using
+// or watching it, or a job in it); refs counts those, and the registry drops
+// the tube the moment refs reaches zero.
+type tube struct {
+	name   string
+	serial uint64       // creation order; tube locks are taken in serial order
+	refs   atomic.Int64 // using + watching + jobs (+1 for default)
+
+	mu       sync.Mutex
+	ready    jobHeap // by (pri, id)
+	delayed  jobHeap // by (deadline, id)
+	buried   jobList
+	waiters  waitSet // sessions blocked in reserve that watch this tube
+	urgent   int64   // ready jobs with pri < UrgentPri
+	reserved int64
+	using    int64
+	watching int64
+
+	pause     int64 // ns; 0 when not paused
+	unpauseAt int64
+	timer     wheel.Timer[*tube]
+
+	totalJobs, deletes, pauses uint64
+	listIdx                    int  // position in registry.list; guarded by registry.mu
+	dead                       bool // removed from the registry; guarded by registry.mu
+}
+
+func newTube(name string, serial uint64) *tube {
+	t := &tube{name: name, serial: serial}
+	t.delayed.byDeadline = true
+	t.timer.Owner = t
+	return t
+}
+
+// paused reports whether reserve must skip the tube at now.
+func (t *tube) paused(now int64) bool { return t.pause > 0 && now < t.unpauseAt }
+
+// waitSet is the reference's "ms" set of waiting sessions: append at the end,
+// removal moves the last item into the hole, and take serves round-robin from
+// a moving cursor. Four waiters are therefore served w1, w2, w4, w3, as the
+// reference does.
+type waitSet struct {
+	items []*Session
+	last  int
+}
+
+func (w *waitSet) add(s *Session) { w.items = append(w.items, s) }
+
+func (w *waitSet) deleteAt(i int) {
+	n := len(w.items) - 1
+	w.items[i] = w.items[n]
+	w.items[n] = nil
+	w.items = w.items[:n]
+}
+
+func (w *waitSet) remove(s *Session) {
+	for i, x := range w.items {
+		if x == s {
+			w.deleteAt(i)
+			return
+		}
+	}
+}
+
+func (w *waitSet) take() *Session {
+	if len(w.items) == 0 {
+		return nil
+	}
+	w.last %= len(w.items)
+	s := w.items[w.last]
+	w.deleteAt(w.last)
+	w.last++
+	return s
+}
+
+// registry holds every live tube by name and in listing order. Its lock is
+// taken alone, or under no tube lock; refs changes from zero only under it.
+type registry struct {
+	mu     sync.RWMutex
+	byName map[string]*tube
+	list   []*tube
+	serial uint64
+}
+
+// acquire returns the tube called name, creating it if needed, with one more
+// reference taken for the caller.
+func (r *registry) acquire(name []byte) *tube {
+	r.mu.RLock()
+	t := r.byName[string(name)]
+	if t != nil {
+		t.refs.Add(1)
+	}
+	r.mu.RUnlock()
+	if t != nil {
+		return t
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if t = r.byName[string(name)]; t != nil {
+		t.refs.Add(1)
+		return t
+	}
+	r.serial++
+	t = newTube(string(name), r.serial)
+	t.refs.Store(1)
+	t.listIdx = len(r.list)
+	r.list = append(r.list, t)
+	r.byName[t.name] = t
+	return t
+}
+
+// find returns the tube called name without taking a reference, or nil.
+func (r *registry) find(name []byte) *tube {
+	r.mu.RLock()
+	t := r.byName[string(name)]
+	r.mu.RUnlock()
+	return t
+}
+
+// release drops one reference; the last one removes the tube (listing order:
+// the last tube moves into its place) and reports it, so that the caller can
+// cancel its pause timer.
+func (r *registry) release(t *tube) (removed bool) {
+	if t.refs.Add(-1) != 0 {
+		return false
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if t.refs.Load() != 0 || t.dead {
+		return false
+	}
+	t.dead = true
+	delete(r.byName, t.name)
+	n := len(r.list) - 1
+	moved := r.list[n]
+	r.list[t.listIdx] = moved
+	moved.listIdx = t.listIdx
+	r.list[n] = nil
+	r.list = r.list[:n]
+	return true
+}
+
+func (r *registry) names(dst []string) []string {
+	r.mu.RLock()
+	for _, t := range r.list {
+		dst = append(dst, t.name)
+	}
+	r.mu.RUnlock()
+	return dst
+}
+
+func (r *registry) count() int {
+	r.mu.RLock()
+	n := len(r.list)
+	r.mu.RUnlock()
+	return n
+}
+
+// validName reports whether name follows the protocol's tube-name grammar.
+func validName(name []byte) bool {
+	if len(name) == 0 || len(name) > MaxTubeName || name[0] == '-' {
+		return false
+	}
+	for _, c := range name {
+		if !nameChar[c] {
+			return false
+		}
+	}
+	return true
+}
+
+var nameChar = func() (t [256]bool) {
+	for c := 'a'; c <= 'z'; c++ {
+		t[c] = true
+	}
+	for c := 'A'; c <= 'Z'; c++ {
+		t[c] = true
+	}
+	for c := '0'; c <= '9'; c++ {
+		t[c] = true
+	}
+	for _, c := range "-+/;.$_()" {
+		t[c] = true
+	}
+	return t
+}()
