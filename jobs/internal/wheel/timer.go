@@ -11,7 +11,7 @@ import "math"
 // written only under that wheel's lock, and must not be copied or moved
 // while armed (the wheel holds pointers to it).
 type Timer[T any] struct {
-	// Owner identifies what fires; the wheel never reads or changes it.
+	// Owner identifies what fires; the wheel only copies it out of Advance.
 	Owner T
 
 	when int64     // deadline, nanoseconds
