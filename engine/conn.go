@@ -1,0 +1,191 @@
+package engine
+
+import (
+	"sync/atomic"
+
+	"github.com/panjf2000/gnet/v2"
+
+	"github.com/stalkd/stalkd/codec"
+	"github.com/stalkd/stalkd/jobs"
+)
+
+// peekWindow bounds how much buffered input one decoding pass looks at, so
+// that a large backlog is not copied whole each time gnet's ring wraps.
+const peekWindow = 256 << 10
+
+// keepOutCap: a reply buffer that grew past this (a large job) is dropped
+// after the write instead of being kept for the connection's lifetime.
+const keepOutCap = 256 << 10
+
+// conn is the state of one client connection.
+//
+// Ownership: everything but busy belongs to the connection's event loop and
+// is touched only inside gnet callbacks for this connection. The session's
+// wake function is the only thing other goroutines call, and it merely asks
+// gnet to run OnTraffic on that loop.
+type conn struct {
+	srv  *Server
+	gc   gnet.Conn
+	fd   int
+	sess *jobs.Session
+	dec  *codec.Decoder
+
+	out     []byte      // replies of this callback, written once at its end
+	held    heldReplies // replies waiting behind a journal commit
+	scratch []byte      // a YAML document before it is framed
+	names   []string    // tube names for the list replies
+
+	putID    uint64 // the id spent by the put line whose body is awaited
+	waiting  bool   // a reserve is pending: later commands are held back
+	stall    bool   // too many reply bytes queued: commands wait
+	quitting bool   // quit seen: close once the held replies are written
+	eof      bool   // the peer half-closed: answer what is buffered, never wait
+	closed   bool   // OnClose ran: the session is gone
+	inServe  bool   // inside serve (a failed write closes the conn inline)
+
+	stalledReg, holdingReg bool // membership in the registry's sets
+
+	busy atomic.Bool // replies not yet fully written (read by Stop)
+}
+
+// serve is OnTraffic: new input arrived, or the connection was woken (a
+// reserve outcome, a journal commit, a tick while stalled).
+func (cn *conn) serve() gnet.Action {
+	cn.inServe = true
+	defer func() { cn.inServe = false }()
+	if cn.waiting && !cn.takeOutcome() {
+		if cn.tooMuchInbound() {
+			return gnet.Close
+		}
+		return cn.flush()
+	}
+	if !cn.quitting {
+		cn.decodeAll()
+		if (cn.waiting || cn.stall) && cn.tooMuchInbound() {
+			return gnet.Close
+		}
+	}
+	return cn.flush()
+}
+
+// takeOutcome delivers the outcome of a pending reserve, if there is one
+// yet, and reports whether the reserve is over.
+func (cn *conn) takeOutcome() bool {
+	d, err := cn.sess.TakeOutcome()
+	if err == jobs.ErrWaiting {
+		return false
+	}
+	cn.waiting = false
+	cn.reserved(d, 0, err)
+	return true
+}
+
+// decodeAll executes the buffered commands until the input runs out or a
+// command holds the rest back (a pending reserve, quit, a full reply queue).
+func (cn *conn) decodeAll() {
+	cn.stall = false
+	for !cn.blocked() {
+		avail := cn.gc.InboundBuffered()
+		if avail == 0 {
+			return
+		}
+		in, err := cn.gc.Peek(min(avail, peekWindow))
+		if err != nil {
+			return
+		}
+		off, needInput := cn.decode(in)
+		if off > 0 {
+			_, _ = cn.gc.Discard(off)
+		}
+		if needInput && len(in) == avail {
+			return
+		}
+	}
+}
+
+// decode executes the commands in one window of input and returns how many
+// bytes were consumed, and whether it stopped for want of input (rather than
+// because it was blocked).
+func (cn *conn) decode(in []byte) (off int, needInput bool) {
+	for !cn.blocked() {
+		if cn.overLimit() {
+			cn.stall = true
+			return off, false
+		}
+		cmd, n, ok := cn.dec.Decode(in[off:])
+		off += n
+		if !ok {
+			return off, true
+		}
+		cn.exec(&cmd)
+	}
+	return off, false
+}
+
+// blocked reports whether later commands must wait.
+func (cn *conn) blocked() bool { return cn.waiting || cn.quitting || cn.stall }
+
+// overLimit reports whether the client has more reply bytes queued than a
+// slow reader may.
+func (cn *conn) overLimit() bool {
+	n := len(cn.out) + cn.held.size() + cn.gc.OutboundBuffered()
+	return n > cn.srv.cfg.SlowReaderLimit
+}
+
+// tooMuchInbound closes off a client that keeps sending while its commands
+// are held back.
+func (cn *conn) tooMuchInbound() bool {
+	n := cn.gc.InboundBuffered()
+	if n <= cn.srv.cfg.InboundLimit {
+		return false
+	}
+	cn.srv.log.Warn().Int("fd", cn.fd).Int("buffered", n).Bool("reserving", cn.waiting).
+		Msg("closing a connection that sends too much while its commands wait")
+	return true
+}
+
+// flush writes the replies that may be sent, in one write, and updates the
+// connection's registrations. It returns Close once a quit may take effect.
+func (cn *conn) flush() gnet.Action {
+	for {
+		if !cn.held.empty() {
+			cn.out = cn.held.release(cn.out, cn.srv.queue)
+		}
+		if len(cn.out) > 0 {
+			_, err := cn.gc.Write(cn.out)
+			if err != nil || cn.closed {
+				return gnet.None // gnet closed the connection inline
+			}
+			cn.out = cn.out[:0]
+			if cap(cn.out) > keepOutCap {
+				cn.out = nil
+			}
+		}
+		if cn.held.empty() || cn.holdingReg {
+			break
+		}
+		// Register for commit notifications, then look again: a commit
+		// that landed in between would otherwise go unnoticed.
+		cn.holdingReg = true
+		cn.srv.reg.setHolding(cn, true)
+	}
+	cn.track()
+	if cn.quitting && cn.held.empty() {
+		return gnet.Close
+	}
+	return gnet.None
+}
+
+// track keeps the registry's view of this connection current.
+func (cn *conn) track() {
+	holding := !cn.held.empty()
+	if !holding && cn.holdingReg {
+		cn.holdingReg = false
+		cn.srv.reg.setHolding(cn, false)
+	}
+	if cn.stall != cn.stalledReg {
+		cn.stalledReg = cn.stall
+		cn.srv.reg.setStalled(cn, cn.stall)
+	}
+	cn.busy.Store(holding || cn.gc.OutboundBuffered() > 0)
+}

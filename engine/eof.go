@@ -1,0 +1,97 @@
+package engine
+
+import (
+	"errors"
+	"io"
+	"os"
+	"time"
+
+	"github.com/stalkd/stalkd/codec"
+	"github.com/stalkd/stalkd/jobs"
+)
+
+// finishTimeout bounds how long a closed connection's last replies may wait
+// for their journal commit and for the client to read them.
+const finishTimeout = 5 * time.Second
+
+// isEOF reports whether gnet closed the connection because the peer ended
+// its input (a close or a half-close).
+func isEOF(err error) bool { return errors.Is(err, io.EOF) }
+
+// waitCanceller is implemented by a session that can end a pending reserve
+// without closing: the outcome if one was handed over, else ErrTimedOut.
+type waitCanceller interface {
+	CancelWait() (jobs.JobData, error)
+}
+
+// answerAtEOF answers, inside OnClose, what the client sent before it
+// half-closed: a pending reserve gets its outcome or TIMED_OUT (as from the
+// reference), then the buffered commands run, with reserves that cannot
+// wait. gnet closes the socket when OnClose returns and flushes what it can
+// without blocking; replies still waiting for a journal commit are finished
+// on a duplicate of the socket.
+func (cn *conn) answerAtEOF() {
+	cn.eof = true
+	if cn.waiting && !cn.takeOutcome() {
+		wc, ok := any(cn.sess).(waitCanceller)
+		if !ok {
+			mark := len(cn.out)
+			cn.out = append(cn.out, codec.TimedOut...)
+			cn.done(mark, 0, "")
+		} else {
+			cn.waiting = false
+			d, err := wc.CancelWait()
+			cn.reserved(d, 0, err)
+		}
+	}
+	if !cn.blocked() {
+		cn.decodeAll()
+	}
+	if !cn.held.empty() {
+		cn.out = cn.held.release(cn.out, cn.srv.queue)
+	}
+	if len(cn.out) > 0 {
+		if _, err := cn.gc.Write(cn.out); err != nil {
+			return
+		}
+		cn.out = cn.out[:0]
+	}
+	if !cn.held.empty() && cn.gc.OutboundBuffered() == 0 {
+		cn.srv.finishLater(cn)
+	}
+}
+
+// finishLater writes a closing connection's held replies from a goroutine,
+// on a duplicate of its socket, as their commits arrive.
+func (s *Server) finishLater(cn *conn) {
+	fd, err := cn.gc.Dup()
+	if err != nil {
+		s.log.Warn().Err(err).Int("fd", cn.fd).Msg("dropping replies of a closed connection")
+		return
+	}
+	f := os.NewFile(uintptr(fd), "client")
+	h := cn.held
+	cn.held = heldReplies{}
+	s.finishers.Add(1)
+	go s.finish(f, h)
+}
+
+func (s *Server) finish(f *os.File, h heldReplies) {
+	defer s.finishers.Done()
+	defer f.Close()
+	deadline := time.Now().Add(finishTimeout)
+	_ = f.SetWriteDeadline(deadline)
+	var out []byte
+	for {
+		out = h.release(out[:0], s.queue)
+		if len(out) > 0 {
+			if _, err := f.Write(out); err != nil {
+				return
+			}
+		}
+		if h.empty() || time.Now().After(deadline) {
+			return
+		}
+		time.Sleep(time.Millisecond)
+	}
+}

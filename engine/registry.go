@@ -1,0 +1,128 @@
+package engine
+
+import (
+	"sync"
+
+	"github.com/panjf2000/gnet/v2"
+)
+
+// registry knows the open connections, and which of them need a nudge from
+// outside their event loop: stalled ones (a slow reader: re-examined on every
+// tick) and holding ones (replies waiting for a journal commit: woken on each
+// commit). A nudge is gnet's Wake, which runs OnTraffic on the connection's
+// own loop.
+//
+// Concurrency: mu guards the maps. Event loops add and remove connections;
+// the ticker, the journal's goroutine and Stop read them. Wakes are issued
+// after mu is released.
+type registry struct {
+	mu      sync.Mutex
+	all     map[*conn]struct{}
+	stalled map[*conn]struct{}
+	holding map[*conn]struct{}
+}
+
+func (r *registry) init() {
+	r.all = make(map[*conn]struct{})
+	r.stalled = make(map[*conn]struct{})
+	r.holding = make(map[*conn]struct{})
+}
+
+// add registers a new connection and returns how many are open.
+func (r *registry) add(cn *conn) int {
+	r.mu.Lock()
+	r.all[cn] = struct{}{}
+	n := len(r.all)
+	r.mu.Unlock()
+	return n
+}
+
+// remove forgets a closed connection.
+func (r *registry) remove(cn *conn) {
+	r.mu.Lock()
+	delete(r.all, cn)
+	delete(r.stalled, cn)
+	delete(r.holding, cn)
+	r.mu.Unlock()
+}
+
+// count returns how many connections are open.
+func (r *registry) count() int {
+	r.mu.Lock()
+	n := len(r.all)
+	r.mu.Unlock()
+	return n
+}
+
+// setStalled adds cn to, or removes it from, the stalled set.
+func (r *registry) setStalled(cn *conn, on bool) { r.set(r.stalled, cn, on) }
+
+// setHolding adds cn to, or removes it from, the holding set.
+func (r *registry) setHolding(cn *conn, on bool) { r.set(r.holding, cn, on) }
+
+func (r *registry) set(m map[*conn]struct{}, cn *conn, on bool) {
+	r.mu.Lock()
+	if on {
+		m[cn] = struct{}{}
+	} else {
+		delete(m, cn)
+	}
+	r.mu.Unlock()
+}
+
+// wakeStalled wakes every stalled connection, and the holding ones too when
+// no journal subscription announces commits. Called from the ticker.
+func (r *registry) wakeStalled(alsoHolding bool) {
+	r.mu.Lock()
+	if len(r.stalled) == 0 && (!alsoHolding || len(r.holding) == 0) {
+		r.mu.Unlock()
+		return
+	}
+	cs := collect(nil, r.stalled)
+	if alsoHolding {
+		cs = collect(cs, r.holding)
+	}
+	r.mu.Unlock()
+	wakeAll(cs)
+}
+
+// wakeHolding wakes every connection holding replies for a journal commit.
+// It is the function given to the journal's Subscribe.
+func (r *registry) wakeHolding() {
+	r.mu.Lock()
+	if len(r.holding) == 0 {
+		r.mu.Unlock()
+		return
+	}
+	cs := collect(nil, r.holding)
+	r.mu.Unlock()
+	wakeAll(cs)
+}
+
+// wakeBusy wakes every connection that still has replies to write and
+// returns how many there are (Stop waits for zero).
+func (r *registry) wakeBusy() int {
+	r.mu.Lock()
+	var cs []gnet.Conn
+	for cn := range r.all {
+		if cn.busy.Load() {
+			cs = append(cs, cn.gc)
+		}
+	}
+	r.mu.Unlock()
+	wakeAll(cs)
+	return len(cs)
+}
+
+func collect(dst []gnet.Conn, m map[*conn]struct{}) []gnet.Conn {
+	for cn := range m {
+		dst = append(dst, cn.gc)
+	}
+	return dst
+}
+
+func wakeAll(cs []gnet.Conn) {
+	for _, c := range cs {
+		_ = c.Wake(nil)
+	}
+}

@@ -1,0 +1,181 @@
+package engine
+
+import (
+	"strconv"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/stalkd/stalkd/jobs"
+)
+
+// The YAML documents of stats, stats-tube and stats-job, byte for byte as
+// beanstalkd 1.13 prints them: a "---" header, one "key: value" per line
+// with LF line ends, strings that may hold YAML syntax quoted. Written with
+// strconv.Append* into a reused buffer: no fmt, no allocation once warm.
+
+// cmdKeys are the reported cmd-* keys, indexed by jobs.Cmd. reserve-job and
+// kick-job are counted but, as in the reference, never reported.
+var cmdKeys = [jobs.CmdPauseTube + 1]string{
+	jobs.CmdPut:                "cmd-put",
+	jobs.CmdPeek:               "cmd-peek",
+	jobs.CmdPeekReady:          "cmd-peek-ready",
+	jobs.CmdPeekDelayed:        "cmd-peek-delayed",
+	jobs.CmdPeekBuried:         "cmd-peek-buried",
+	jobs.CmdReserve:            "cmd-reserve",
+	jobs.CmdReserveWithTimeout: "cmd-reserve-with-timeout",
+	jobs.CmdDelete:             "cmd-delete",
+	jobs.CmdRelease:            "cmd-release",
+	jobs.CmdUse:                "cmd-use",
+	jobs.CmdWatch:              "cmd-watch",
+	jobs.CmdIgnore:             "cmd-ignore",
+	jobs.CmdBury:               "cmd-bury",
+	jobs.CmdKick:               "cmd-kick",
+	jobs.CmdTouch:              "cmd-touch",
+	jobs.CmdStats:              "cmd-stats",
+	jobs.CmdStatsJob:           "cmd-stats-job",
+	jobs.CmdStatsTube:          "cmd-stats-tube",
+	jobs.CmdListTubes:          "cmd-list-tubes",
+	jobs.CmdListTubeUsed:       "cmd-list-tube-used",
+	jobs.CmdListTubesWatched:   "cmd-list-tubes-watched",
+	jobs.CmdPauseTube:          "cmd-pause-tube",
+}
+
+const yamlHeader = "---\n"
+
+func kvInt(dst []byte, key string, v int64) []byte {
+	dst = append(dst, key...)
+	dst = append(dst, ": "...)
+	dst = strconv.AppendInt(dst, v, 10)
+	return append(dst, '\n')
+}
+
+func kvUint(dst []byte, key string, v uint64) []byte {
+	dst = append(dst, key...)
+	dst = append(dst, ": "...)
+	dst = strconv.AppendUint(dst, v, 10)
+	return append(dst, '\n')
+}
+
+func kvStr(dst []byte, key, v string) []byte {
+	dst = append(dst, key...)
+	dst = append(dst, ": "...)
+	dst = append(dst, v...)
+	return append(dst, '\n')
+}
+
+func kvQuoted(dst []byte, key, v string) []byte {
+	dst = append(dst, key...)
+	dst = append(dst, ": \""...)
+	dst = append(dst, v...)
+	return append(dst, "\"\n"...)
+}
+
+// kvTime appends a CPU time as the reference's "%d.%06d".
+func kvTime(dst []byte, key string, tv unix.Timeval) []byte {
+	dst = append(dst, key...)
+	dst = append(dst, ": "...)
+	dst = strconv.AppendInt(dst, int64(tv.Sec), 10)
+	dst = append(dst, '.')
+	us := int64(tv.Usec)
+	for d := int64(100000); d > 1 && us < d; d /= 10 {
+		dst = append(dst, '0')
+	}
+	dst = strconv.AppendInt(dst, us, 10)
+	return append(dst, '\n')
+}
+
+func kvBool(dst []byte, key string, v bool) []byte {
+	return kvStr(dst, key, strconv.FormatBool(v))
+}
+
+// secs truncates a duration to whole seconds toward zero, as C's integer
+// division of nanoseconds does.
+func secs(d time.Duration) int64 { return int64(d / time.Second) }
+
+// appendStats appends the stats document.
+func (s *Server) appendStats(dst []byte, st *jobs.Stats) []byte {
+	dst = append(dst, yamlHeader...)
+	dst = kvInt(dst, "current-jobs-urgent", st.Urgent)
+	dst = kvInt(dst, "current-jobs-ready", st.Ready)
+	dst = kvInt(dst, "current-jobs-reserved", st.Reserved)
+	dst = kvInt(dst, "current-jobs-delayed", st.Delayed)
+	dst = kvInt(dst, "current-jobs-buried", st.Buried)
+	for c, key := range cmdKeys {
+		dst = kvUint(dst, key, st.Cmds[c])
+	}
+	dst = kvUint(dst, "job-timeouts", st.JobTimeouts)
+	dst = kvUint(dst, "total-jobs", st.TotalJobs)
+	dst = kvUint(dst, "max-job-size", uint64(s.cfg.MaxJobSize))
+	dst = kvInt(dst, "current-tubes", int64(st.Tubes))
+	dst = kvInt(dst, "current-connections", st.Connections)
+	dst = kvInt(dst, "current-producers", st.Producers)
+	dst = kvInt(dst, "current-workers", st.Workers)
+	dst = kvInt(dst, "current-waiting", st.Waiting)
+	dst = kvUint(dst, "total-connections", st.TotalConnections)
+	return s.appendProcStats(dst, st.Draining)
+}
+
+// appendProcStats appends the process and journal part of the stats
+// document, from pid to platform.
+func (s *Server) appendProcStats(dst []byte, draining bool) []byte {
+	p := &s.proc
+	dst = kvInt(dst, "pid", int64(p.pid))
+	dst = kvQuoted(dst, "version", p.version)
+	ut, st := rusage()
+	dst = kvTime(dst, "rusage-utime", ut)
+	dst = kvTime(dst, "rusage-stime", st)
+	dst = kvInt(dst, "uptime", secs(time.Since(p.start)))
+	b := BinlogStats{MaxSize: DefaultBinlogMaxSize}
+	if s.binlog != nil {
+		b = s.binlog()
+	}
+	dst = kvInt(dst, "binlog-oldest-index", b.OldestIndex)
+	dst = kvInt(dst, "binlog-current-index", b.CurrentIndex)
+	dst = kvInt(dst, "binlog-records-migrated", b.RecordsMigrated)
+	dst = kvInt(dst, "binlog-records-written", b.RecordsWritten)
+	dst = kvInt(dst, "binlog-max-size", b.MaxSize)
+	dst = kvBool(dst, "draining", draining)
+	dst = kvStr(dst, "id", p.id)
+	dst = kvQuoted(dst, "hostname", p.hostname)
+	dst = kvQuoted(dst, "os", p.osName)
+	return kvQuoted(dst, "platform", p.platform)
+}
+
+// appendTubeStats appends the stats-tube document.
+func appendTubeStats(dst []byte, t *jobs.TubeStats) []byte {
+	dst = append(dst, yamlHeader...)
+	dst = kvQuoted(dst, "name", t.Name)
+	dst = kvInt(dst, "current-jobs-urgent", t.Urgent)
+	dst = kvInt(dst, "current-jobs-ready", t.Ready)
+	dst = kvInt(dst, "current-jobs-reserved", t.Reserved)
+	dst = kvInt(dst, "current-jobs-delayed", t.Delayed)
+	dst = kvInt(dst, "current-jobs-buried", t.Buried)
+	dst = kvUint(dst, "total-jobs", t.TotalJobs)
+	dst = kvInt(dst, "current-using", t.Using)
+	dst = kvInt(dst, "current-watching", t.Watching)
+	dst = kvInt(dst, "current-waiting", t.Waiting)
+	dst = kvUint(dst, "cmd-delete", t.Deletes)
+	dst = kvUint(dst, "cmd-pause-tube", t.Pauses)
+	dst = kvInt(dst, "pause", secs(t.Pause))
+	return kvInt(dst, "pause-time-left", secs(t.PauseLeft))
+}
+
+// appendJobStats appends the stats-job document.
+func appendJobStats(dst []byte, j *jobs.JobStats) []byte {
+	dst = append(dst, yamlHeader...)
+	dst = kvUint(dst, "id", j.ID)
+	dst = kvQuoted(dst, "tube", j.Tube)
+	dst = kvStr(dst, "state", j.State.String())
+	dst = kvUint(dst, "pri", uint64(j.Pri))
+	dst = kvInt(dst, "age", secs(j.Age))
+	dst = kvInt(dst, "delay", secs(j.Delay))
+	dst = kvInt(dst, "ttr", secs(j.TTR))
+	dst = kvInt(dst, "time-left", secs(j.TimeLeft))
+	dst = kvInt(dst, "file", int64(j.File))
+	dst = kvUint(dst, "reserves", uint64(j.Reserves))
+	dst = kvUint(dst, "timeouts", uint64(j.Timeouts))
+	dst = kvUint(dst, "releases", uint64(j.Releases))
+	dst = kvUint(dst, "buries", uint64(j.Buries))
+	return kvUint(dst, "kicks", uint64(j.Kicks))
+}

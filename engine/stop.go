@@ -1,0 +1,77 @@
+package engine
+
+import (
+	"context"
+	"time"
+)
+
+// drainPoll is how often Stop re-examines connections whose replies are not
+// all written yet.
+const drainPoll = 5 * time.Millisecond
+
+// Stop shuts the server down gracefully: it stops accepting (new
+// connections are closed at once), waits until every reply already due is
+// written (including replies waiting for a journal commit), then closes all
+// connections - which returns their reserved jobs to ready - and, if the
+// Server created the queue, stops the queue's timers. Clients blocked in
+// reserve are simply disconnected. When ctx expires first, Stop closes
+// everything at once and returns ctx.Err(). Stop is idempotent.
+func (s *Server) Stop(ctx context.Context) error {
+	var err error
+	s.stopOnce.Do(func() { err = s.stop(ctx) })
+	return err
+}
+
+func (s *Server) stop(ctx context.Context) error {
+	s.stopping.Store(true)
+	var err error
+	select {
+	case <-s.serveCh:
+		err = s.drain(ctx)
+		// Engine.Stop polls for completion every 500ms; shutting down
+		// starts at once, and s.done tells when it is over.
+		go func() { _ = s.eng.Stop(context.Background()) }()
+	default:
+		// Never served: OnBoot is still waiting; let it shut gnet down.
+		close(s.abortCh)
+	}
+	select {
+	case <-s.done:
+	case <-ctx.Done():
+		if err == nil {
+			err = ctx.Err()
+		}
+	}
+	if s.stopQueue != nil {
+		s.stopQueue()
+		<-s.queueDone
+	}
+	fin := make(chan struct{})
+	go func() { s.finishers.Wait(); close(fin) }()
+	select {
+	case <-fin:
+	case <-ctx.Done():
+		if err == nil {
+			err = ctx.Err()
+		}
+	}
+	return err
+}
+
+// drain waits until no connection has replies left to write, or ctx ends.
+func (s *Server) drain(ctx context.Context) error {
+	t := time.NewTicker(drainPoll)
+	defer t.Stop()
+	for {
+		if s.reg.wakeBusy() == 0 {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-s.done:
+			return nil
+		case <-t.C:
+		}
+	}
+}
