@@ -19,7 +19,8 @@ type Command struct {
 	//     invalid (starts with '-' or is longer than 200 bytes);
 	//   - OpPut with ErrExpectedCRLF: the body arrived without its CRLF (the job id is spent).
 	// A server therefore counts Op when it is not OpNone, and then, if Err is set, replies Err
-	// instead of executing.
+	// instead of executing. When Err is set the argument fields are zero, except that the
+	// OpPut/ErrExpectedCRLF event repeats the put's Pri, Delay, TTR and Size.
 	Op Op
 
 	// Err, when non-nil, is the reply to send instead of executing. It is always a WireError

@@ -79,7 +79,9 @@ func (d *Decoder) Decode(in []byte) (cmd Command, n int, ok bool) {
 					d.state = stateLine
 					return Command{Err: errBadFormat}, n, true
 				}
-				return d.accept(parseLine(line, d.maxJob)), n, true
+				parseLine(&cmd, line, d.maxJob)
+				d.accept(&cmd)
+				return cmd, n, true
 			}
 			if len(rest) < LineMax {
 				return Command{}, n, false
@@ -111,21 +113,20 @@ func scanLine(b []byte) (line []byte, n int, found bool) {
 	return b[:i], i + 2, true
 }
 
-// accept switches state after a put line and passes every command through.
-func (d *Decoder) accept(c Command) Command {
+// accept switches state after an accepted put line.
+func (d *Decoder) accept(c *Command) {
 	if c.Op != OpPutHeader || c.Err != nil {
-		return c
+		return
 	}
 	if c.TooBig {
 		d.state = stateSkipBody
 		d.skip = uint64(c.Size) + 2
-		return c
+		return
 	}
 	d.state = stateBody
 	d.body = make([]byte, int(c.Size)+2)
 	d.filled = 0
 	d.put = Command{Pri: c.Pri, Delay: c.Delay, TTR: c.TTR, Size: c.Size}
-	return c
 }
 
 // finishBody hands the completed body over and returns to reading lines.

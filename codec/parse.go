@@ -91,22 +91,25 @@ func lookup(line []byte) *verb {
 	return nil
 }
 
-// parseLine decodes one command line (CRLF excluded). maxJob is the largest body a put may
-// announce. The returned Command's Name is a view into line. For an accepted put line it
-// returns Op == OpPutHeader with Err == nil; the caller switches state.
-func parseLine(line []byte, maxJob uint32) Command {
+// parseLine decodes one command line (CRLF excluded) into *c, which must be zero. maxJob is
+// the largest body a put may announce. c.Name becomes a view into line. For an accepted put
+// line it leaves c.Op == OpPutHeader with c.Err == nil; the caller switches state.
+func parseLine(c *Command, line []byte, maxJob uint32) {
 	if bytes.IndexByte(line, 0) >= 0 {
-		return Command{Err: errBadFormat}
+		c.Err = errBadFormat
+		return
 	}
 	v := lookup(line)
 	if v == nil {
-		return Command{Err: errUnknownCommand}
+		c.Err = errUnknownCommand
+		return
 	}
-	c := Command{Op: v.op, Matched: v.op}
-	if !parseArgs(&c, v.form, line[len(v.prefix):], maxJob) {
-		return Command{Err: errBadFormat, Matched: v.op}
+	c.Op, c.Matched = v.op, v.op
+	if !parseArgs(c, v.form, line[len(v.prefix):], maxJob) {
+		*c = Command{Err: errBadFormat, Matched: v.op}
+	} else if c.Err != nil { // counted, but rejected: nothing else to carry
+		*c = Command{Op: v.op, Matched: v.op, Err: c.Err}
 	}
-	return c
 }
 
 // parseArgs fills c from args according to form and reports whether they are well formed.

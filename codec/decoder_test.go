@@ -1,0 +1,328 @@
+package codec
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// defMax is the reference's default -z.
+const defMax = 65535
+
+func bad(m Op) Command { return Command{Err: ErrBadFormat, Matched: m} }
+
+var unknown = Command{Err: ErrUnknownCommand}
+
+func op(o Op) Command { return Command{Op: o, Matched: o} }
+
+func withID(o Op, id uint64) Command { c := op(o); c.ID = id; return c }
+
+func named(o Op, name string) Command { c := op(o); c.Name = []byte(name); return c }
+
+func kick(n uint32) Command { c := op(OpKick); c.Count = n; return c }
+
+func rwt(s uint32) Command { c := op(OpReserveWithTimeout); c.Timeout = s; return c }
+
+func release(id uint64, pri, delay uint32) Command {
+	c := withID(OpRelease, id)
+	c.Pri, c.Delay = pri, delay
+	return c
+}
+
+func bury(id uint64, pri uint32) Command { c := withID(OpBury, id); c.Pri = pri; return c }
+
+func pause(name string, delay uint32) Command {
+	c := named(OpPauseTube, name)
+	c.Delay = delay
+	return c
+}
+
+func putHdr(pri, delay, ttr, size uint32) Command {
+	c := op(OpPutHeader)
+	c.Pri, c.Delay, c.TTR, c.Size = pri, delay, ttr, size
+	return c
+}
+
+func tooBig(pri, delay, ttr, size uint32) Command {
+	c := putHdr(pri, delay, ttr, size)
+	c.TooBig = true
+	return c
+}
+
+func putBody(pri, delay, ttr uint32, data string) Command {
+	return Command{Op: OpPut, Pri: pri, Delay: delay, TTR: ttr, Size: uint32(len(data)), Body: []byte(data + "\r\n")}
+}
+
+var jobTooBig = Command{Err: ErrJobTooBig}
+
+type decodeCase struct {
+	name string
+	in   string
+	max  uint32 // 0 means defMax
+	want []Command
+}
+
+func runCases(t *testing.T, cases []decodeCase) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			maxJob := tc.max
+			if maxJob == 0 {
+				maxJob = defMax
+			}
+			got := decodeAllWays(t, maxJob, []byte(tc.in))
+			require.Equal(t, tc.want, got)
+		})
+	}
+}
+
+// Every command in its well-formed shape.
+func TestDecodeCommands(t *testing.T) {
+	runCases(t, []decodeCase{
+		{"put", "put 1 2 3 5\r\nhello\r\n", 0, []Command{putHdr(1, 2, 3, 5), putBody(1, 2, 3, "hello")}},
+		{"put max fields", "put 4294967295 4294967295 4294967295 0\r\n\r\n", 0,
+			[]Command{putHdr(4294967295, 4294967295, 4294967295, 0), putBody(4294967295, 4294967295, 4294967295, "")}},
+		{"put zero body", "put 0 0 0 0\r\n\r\n", 0, []Command{putHdr(0, 0, 0, 0), putBody(0, 0, 0, "")}},
+		{"put body holds CRLF and NUL", "put 0 0 0 6\r\na\r\n\x00\r\n\r\n", 0,
+			[]Command{putHdr(0, 0, 0, 6), putBody(0, 0, 0, "a\r\n\x00\r\n")}},
+		{"put body at max size", "put 0 0 0 10\r\n0123456789\r\n", 10,
+			[]Command{putHdr(0, 0, 0, 10), putBody(0, 0, 0, "0123456789")}},
+		{"peek", "peek 42\r\n", 0, []Command{withID(OpPeek, 42)}},
+		{"peek-ready", "peek-ready\r\n", 0, []Command{op(OpPeekReady)}},
+		{"peek-delayed", "peek-delayed\r\n", 0, []Command{op(OpPeekDelayed)}},
+		{"peek-buried", "peek-buried\r\n", 0, []Command{op(OpPeekBuried)}},
+		{"reserve", "reserve\r\n", 0, []Command{op(OpReserve)}},
+		{"reserve-with-timeout", "reserve-with-timeout 7\r\n", 0, []Command{rwt(7)}},
+		{"reserve-job", "reserve-job 9\r\n", 0, []Command{withID(OpReserveJob, 9)}},
+		{"delete", "delete 18446744073709551615\r\n", 0, []Command{withID(OpDelete, 18446744073709551615)}},
+		{"release", "release 5 100 30\r\n", 0, []Command{release(5, 100, 30)}},
+		{"bury", "bury 5 100\r\n", 0, []Command{bury(5, 100)}},
+		{"kick", "kick 10\r\n", 0, []Command{kick(10)}},
+		{"kick-job", "kick-job 3\r\n", 0, []Command{withID(OpKickJob, 3)}},
+		{"touch", "touch 3\r\n", 0, []Command{withID(OpTouch, 3)}},
+		{"stats-job", "stats-job 3\r\n", 0, []Command{withID(OpStatsJob, 3)}},
+		{"stats-tube", "stats-tube default\r\n", 0, []Command{named(OpStatsTube, "default")}},
+		{"stats", "stats\r\n", 0, []Command{op(OpStats)}},
+		{"use", "use foo\r\n", 0, []Command{named(OpUse, "foo")}},
+		{"watch", "watch foo\r\n", 0, []Command{named(OpWatch, "foo")}},
+		{"ignore", "ignore foo\r\n", 0, []Command{named(OpIgnore, "foo")}},
+		{"list-tubes-watched", "list-tubes-watched\r\n", 0, []Command{op(OpListTubesWatched)}},
+		{"list-tube-used", "list-tube-used\r\n", 0, []Command{op(OpListTubeUsed)}},
+		{"list-tubes", "list-tubes\r\n", 0, []Command{op(OpListTubes)}},
+		{"quit", "quit\r\n", 0, []Command{op(OpQuit)}},
+		{"pause-tube", "pause-tube foo 10\r\n", 0, []Command{pause("foo", 10)}},
+	})
+}
+
+// REFERENCE.md 2.1: framing, matching.
+func TestDecodeFramingAndMatching(t *testing.T) {
+	runCases(t, []decodeCase{
+		// [observed] a bare \n never ends a line: no reply at all.
+		{"bare LF never ends a line", "put 0 0 5 3\nabc\n", 0, nil},
+		{"stray CR hides a later CRLF", "use a\rb\r\nuse c\r\n", 0, nil},
+		{"CR at the end waits for its LF", "stats\r", 0, nil},
+		{"NUL in line", "stats\x00\r\n", 0, []Command{bad(OpNone)}},
+		{"NUL in name", "use f\x00o\r\n", 0, []Command{bad(OpNone)}},
+		{"NUL before pause-tube args is not counted", "pause-tube\x00 5\r\n", 0, []Command{bad(OpNone)}},
+		{"empty line", "\r\n", 0, []Command{unknown}},
+		{"upper case", "PUT\r\n", 0, []Command{unknown}},
+		{"put TAB", "put\t1 2 3 4\r\n", 0, []Command{unknown}},
+		{"kick alone", "kick\r\n", 0, []Command{unknown}},
+		{"kick space", "kick \r\n", 0, []Command{bad(OpKick)}},
+		{"use alone", "use\r\n", 0, []Command{unknown}},
+		{"use space", "use \r\n", 0, []Command{bad(OpUse)}},
+		{"peek alone", "peek\r\n", 0, []Command{unknown}},
+		{"list-tube", "list-tube\r\n", 0, []Command{unknown}},
+		{"version", "version\r\n", 0, []Command{unknown}},
+		{"statsx", "statsx\r\n", 0, []Command{bad(OpStats)}},
+		{"stats space", "stats \r\n", 0, []Command{bad(OpStats)}},
+		{"stats-tube without name", "stats-tube\r\n", 0, []Command{bad(OpStats)}},
+		{"stats-tube empty name", "stats-tube \r\n", 0, []Command{bad(OpStatsTube)}},
+		{"list-tubes space", "list-tubes \r\n", 0, []Command{bad(OpListTubes)}},
+		{"list-tubesx", "list-tubesx\r\n", 0, []Command{bad(OpListTubes)}},
+		{"list-tube-usedx", "list-tube-usedx\r\n", 0, []Command{bad(OpListTubeUsed)}},
+		{"list-tubes-watched space", "list-tubes-watched \r\n", 0, []Command{bad(OpListTubesWatched)}},
+		{"reserve space", "reserve \r\n", 0, []Command{bad(OpReserve)}},
+		{"reserve-job without space", "reserve-job\r\n", 0, []Command{bad(OpReserve)}},
+		{"peek-ready space", "peek-ready \r\n", 0, []Command{bad(OpPeekReady)}},
+		{"peek-delayedx", "peek-delayedx\r\n", 0, []Command{bad(OpPeekDelayed)}},
+		{"peek-buried space", "peek-buried \r\n", 0, []Command{bad(OpPeekBuried)}},
+		{"quit is a prefix", "quitxyz\r\n", 0, []Command{op(OpQuit)}},
+		{"pause-tube needs no space", "pause-tubefoo 10\r\n", 0, []Command{pause("foo", 10)}},
+		{"pipelined after an unknown", "bogus\r\nstats\r\n", 0, []Command{unknown, op(OpStats)}},
+	})
+}
+
+// REFERENCE.md 2.1: the 224-byte window.
+func TestDecodeOverlongLines(t *testing.T) {
+	a := func(n int) string { return strings.Repeat("a", n) }
+	runCases(t, []decodeCase{
+		{"222+CRLF parses normally", a(222) + "\r\nuse zz\r\n", 0, []Command{unknown, named(OpUse, "zz")}},
+		// [observed] the \r is byte 224, beyond the 223 scanned: the \n opens the next
+		// window and the next command ends the bad line.
+		{"223+CRLF swallows the next command", a(223) + "\r\nuse zz\r\nuse yy\r\n", 0,
+			[]Command{bad(OpNone), named(OpUse, "yy")}},
+		{"230+CRLF", a(230) + "\r\nuse zz\r\n", 0, []Command{bad(OpNone), named(OpUse, "zz")}},
+		{"224 exactly then CRLF", a(224) + "\r\nuse zz\r\n", 0, []Command{bad(OpNone), named(OpUse, "zz")}},
+		{"overlong, no end yet", a(300), 0, nil},
+		{"several windows", a(1000) + "\r\nstats\r\n", 0, []Command{bad(OpNone), op(OpStats)}},
+		// [observed] \r at byte 448 is the last byte of window 2: missed again.
+		{"447+CRLF straddles window 2", a(447) + "\r\nuse zz\r\nuse yy\r\n", 0,
+			[]Command{bad(OpNone), named(OpUse, "yy")}},
+		{"446+CRLF", a(446) + "\r\nuse zz\r\n", 0, []Command{bad(OpNone), named(OpUse, "zz")}},
+		// [observed] a stray \r blocks each window separately.
+		{"stray CR in a skip window", a(224) + "x\ry\r\nuse zz\r\n" + strings.Repeat("b", 224) + "\r\nuse qq\r\n", 0,
+			[]Command{bad(OpNone), named(OpUse, "qq")}},
+		{"stray CR in the first window", "use x\ry\r\n" + strings.Repeat("c", 300) + "\r\nuse rr\r\n", 0,
+			[]Command{bad(OpNone), named(OpUse, "rr")}},
+		// [observed] no reply: every window starts with a \r not followed by \n.
+		{"CR run", strings.Repeat("\r", 300) + "\nuse zz\r\n", 0, nil},
+		{"longest legal line", "pause-tube " + a(200) + " 4294967295\r\n", 0, []Command{pause(a(200), 4294967295)}},
+	})
+}
+
+// REFERENCE.md 2.2: numbers.
+func TestDecodeNumbers(t *testing.T) {
+	runCases(t, []decodeCase{
+		{"id 0", "peek 0\r\n", 0, []Command{withID(OpPeek, 0)}},
+		{"leading zeros", "peek 007\r\n", 0, []Command{withID(OpPeek, 7)}},
+		{"repeated spaces", "peek   7\r\n", 0, []Command{withID(OpPeek, 7)}},
+		{"u64 max", "peek 18446744073709551615\r\n", 0, []Command{withID(OpPeek, 18446744073709551615)}},
+		{"u64 overflow", "peek 18446744073709551616\r\n", 0, []Command{bad(OpPeek)}},
+		{"huge", "peek 99999999999999999999999999\r\n", 0, []Command{bad(OpPeek)}},
+		{"plus", "peek +1\r\n", 0, []Command{bad(OpPeek)}},
+		{"minus", "delete -1\r\n", 0, []Command{bad(OpDelete)}},
+		{"tab", "touch \t1\r\n", 0, []Command{bad(OpTouch)}},
+		{"no digits", "touch \r\n", 0, []Command{bad(OpTouch)}},
+		{"trailing space", "peek 1 \r\n", 0, []Command{bad(OpPeek)}},
+		{"trailing garbage", "delete 1x\r\n", 0, []Command{bad(OpDelete)}},
+		{"kick-job trailing", "kick-job 1 \r\n", 0, []Command{bad(OpKickJob)}},
+		{"reserve-job trailing", "reserve-job 1x\r\n", 0, []Command{bad(OpReserveJob)}},
+		{"stats-job trailing", "stats-job 1 2\r\n", 0, []Command{bad(OpStatsJob)}},
+		{"release", "release  1  2  3\r\n", 0, []Command{release(1, 2, 3)}},
+		{"release missing delay", "release 1 2\r\n", 0, []Command{bad(OpRelease)}},
+		{"release trailing", "release 1 2 3 \r\n", 0, []Command{bad(OpRelease)}},
+		{"release delay overflow", "release 1 2 4294967296\r\n", 0, []Command{bad(OpRelease)}},
+		{"release pri overflow", "release 1 4294967296 0\r\n", 0, []Command{bad(OpRelease)}},
+		{"release fields glued", "release 1,2 3\r\n", 0, []Command{bad(OpRelease)}},
+		{"bury", "bury 1 4294967295\r\n", 0, []Command{bury(1, 4294967295)}},
+		{"bury missing pri", "bury 1\r\n", 0, []Command{bad(OpBury)}},
+		{"bury extra", "bury 1 2 3\r\n", 0, []Command{bad(OpBury)}},
+		// reserve-with-timeout follows 1.13 deliberately (1.12's strtol accepted all of
+		// "0 garbage", "+0", "-1" and tabs; observed).
+		{"rwt 0", "reserve-with-timeout 0\r\n", 0, []Command{rwt(0)}},
+		{"rwt spaces", "reserve-with-timeout   05\r\n", 0, []Command{rwt(5)}},
+		{"rwt int max", "reserve-with-timeout 2147483647\r\n", 0, []Command{rwt(2147483647)}},
+		{"rwt above int max", "reserve-with-timeout 2147483648\r\n", 0, []Command{bad(OpReserveWithTimeout)}},
+		{"rwt garbage", "reserve-with-timeout 0 garbage\r\n", 0, []Command{bad(OpReserveWithTimeout)}},
+		{"rwt negative", "reserve-with-timeout -1\r\n", 0, []Command{bad(OpReserveWithTimeout)}},
+		{"rwt plus", "reserve-with-timeout +0\r\n", 0, []Command{bad(OpReserveWithTimeout)}},
+		{"rwt tab", "reserve-with-timeout \t5\r\n", 0, []Command{bad(OpReserveWithTimeout)}},
+		{"rwt empty", "reserve-with-timeout \r\n", 0, []Command{bad(OpReserveWithTimeout)}},
+		{"rwt without space", "reserve-with-timeout\r\n", 0, []Command{bad(OpReserve)}},
+	})
+}
+
+// REFERENCE.md 2.2: kick uses raw strtoul (all observed on 1.12).
+func TestDecodeKick(t *testing.T) {
+	runCases(t, []decodeCase{
+		{"garbage ignored", "kick 10abc\r\n", 0, []Command{kick(10)}},
+		{"minus one kicks all", "kick -1\r\n", 0, []Command{kick(4294967295)}},
+		{"2^32 truncates to 0", "kick 4294967296\r\n", 0, []Command{kick(0)}},
+		{"2^32+5 truncates", "kick 4294967301\r\n", 0, []Command{kick(5)}},
+		{"whitespace", "kick \t \v\f\n7\r\n", 0, []Command{kick(7)}},
+		{"plus", "kick +3\r\n", 0, []Command{kick(3)}},
+		{"u64 max", "kick 18446744073709551615\r\n", 0, []Command{kick(4294967295)}},
+		{"minus u64 max wraps to 1", "kick -18446744073709551615\r\n", 0, []Command{kick(1)}},
+		{"above u64", "kick 18446744073709551616\r\n", 0, []Command{bad(OpKick)}},
+		{"minus above u64", "kick -18446744073709551616\r\n", 0, []Command{bad(OpKick)}},
+		{"sign then space", "kick - 1\r\n", 0, []Command{bad(OpKick)}},
+		{"no digits", "kick x\r\n", 0, []Command{bad(OpKick)}},
+		{"only spaces", "kick   \r\n", 0, []Command{bad(OpKick)}},
+		{"zero", "kick 0\r\n", 0, []Command{kick(0)}},
+		{"hex is decimal 0", "kick 0x10\r\n", 0, []Command{kick(0)}},
+	})
+}
+
+// REFERENCE.md 2.3: tube names.
+func TestDecodeTubeNames(t *testing.T) {
+	n200, n201 := strings.Repeat("n", 200), strings.Repeat("n", 201)
+	runCases(t, []decodeCase{
+		{"all name chars", "use AZaz09-+/;.$_()\r\n", 0, []Command{named(OpUse, "AZaz09-+/;.$_()")}},
+		{"trailing dash", "use foo-\r\n", 0, []Command{named(OpUse, "foo-")}},
+		{"leading dash", "use -foo\r\n", 0, []Command{bad(OpUse)}},
+		{"extra space", "use foo bar\r\n", 0, []Command{bad(OpUse)}},
+		{"two spaces", "use  foo\r\n", 0, []Command{bad(OpUse)}},
+		{"trailing tab", "use foo\t\r\n", 0, []Command{bad(OpUse)}},
+		{"ampersand", "watch a&b\r\n", 0, []Command{bad(OpWatch)}},
+		{"200 chars", "watch " + n200 + "\r\n", 0, []Command{named(OpWatch, n200)}},
+		{"201 chars", "watch " + n201 + "\r\n", 0, []Command{bad(OpWatch)}},
+		{"ignore bad", "ignore -x\r\n", 0, []Command{bad(OpIgnore)}},
+		{"stats-tube bad", "stats-tube a b\r\n", 0, []Command{bad(OpStatsTube)}},
+		{"pause spaces", "pause-tube  default  0\r\n", 0, []Command{pause("default", 0)}},
+		{"pause name with digits", "pause-tube foo5 10\r\n", 0, []Command{pause("foo5", 10)}},
+		{"pause 200", "pause-tube " + n200 + " 1\r\n", 0, []Command{pause(n200, 1)}},
+		// The name and delay parse, so the reference counts the command, then rejects the
+		// name ([observed] counted).
+		{"pause leading dash", "pause-tube -bad 5\r\n", 0, []Command{{Op: OpPauseTube, Matched: OpPauseTube, Err: ErrBadFormat}}},
+		{"pause 201", "pause-tube " + n201 + " 5\r\n", 0, []Command{{Op: OpPauseTube, Matched: OpPauseTube, Err: ErrBadFormat}}},
+		// [observed] none of these is counted.
+		{"pause alone", "pause-tube\r\n", 0, []Command{bad(OpPauseTube)}},
+		{"pause space", "pause-tube \r\n", 0, []Command{bad(OpPauseTube)}},
+		{"pause no delay", "pause-tube foo\r\n", 0, []Command{bad(OpPauseTube)}},
+		{"pause digits are name", "pause-tube foo10\r\n", 0, []Command{bad(OpPauseTube)}},
+		{"pause bad char", "pause-tube &x 5\r\n", 0, []Command{bad(OpPauseTube)}},
+		{"pause name run stops at &", "pause-tube foo&bar 5\r\n", 0, []Command{bad(OpPauseTube)}},
+		{"pause tab", "pause-tube default\t10\r\n", 0, []Command{bad(OpPauseTube)}},
+		{"pause trailing", "pause-tube default 10 \r\n", 0, []Command{bad(OpPauseTube)}},
+		{"pause delay garbage", "pause-tube default 5x\r\n", 0, []Command{bad(OpPauseTube)}},
+		{"pause delay overflow", "pause-tube default 4294967296\r\n", 0, []Command{bad(OpPauseTube)}},
+	})
+}
+
+// REFERENCE.md 2.4: put.
+func TestDecodePut(t *testing.T) {
+	runCases(t, []decodeCase{
+		{"spaces and zeros", "put  1  2  3  00002\r\nab\r\n", 0, []Command{putHdr(1, 2, 3, 2), putBody(1, 2, 3, "ab")}},
+		{"pri overflow", "put 4294967296 0 0 0\r\n\r\n", 0, []Command{bad(OpPutHeader), unknown}},
+		{"size is read_u32, not strtoul", "put 0 0 0 +5\r\nhello\r\n", 0, []Command{bad(OpPutHeader), unknown}},
+		{"negative size", "put 0 0 0 -1\r\n", 0, []Command{bad(OpPutHeader)}},
+		{"size overflow", "put 0 0 0 4294967296\r\n", 0, []Command{bad(OpPutHeader)}},
+		{"missing size", "put 0 0 0\r\n", 0, []Command{bad(OpPutHeader)}},
+		{"tab", "put 0\t0 0 0\r\n", 0, []Command{bad(OpPutHeader)}},
+		// Counted (numbers parsed) but BAD_FORMAT, nothing swallowed: [observed] the body is
+		// then parsed as a command.
+		{"trailing space", "put 1 2 3 2 \r\nab\r\n", 0,
+			[]Command{{Op: OpPutHeader, Matched: OpPutHeader, Err: ErrBadFormat}, unknown}},
+		{"trailing garbage", "put 0 0 0 1 x\r\nx\r\n", 0,
+			[]Command{{Op: OpPutHeader, Matched: OpPutHeader, Err: ErrBadFormat}, unknown}},
+		// [observed] the reference's unit test: -z 10, the next 13 bytes are eaten.
+		{"too big swallows size+2", "put 0 0 0 11\r\ndelete 9999\r\nput 0 0 0 1\r\nx\r\n", 10,
+			[]Command{tooBig(0, 0, 0, 11), jobTooBig, putHdr(0, 0, 0, 1), putBody(0, 0, 0, "x")}},
+		// Size is checked before garbage: still swallowed.
+		{"too big with garbage", "put 1 0 5 11 x\r\ndelete 9999\r\nuse a\r\n", 10,
+			[]Command{tooBig(1, 0, 5, 11), jobTooBig, named(OpUse, "a")}},
+		{"too big, short input", "put 0 0 0 11\r\ndelete", 10, []Command{tooBig(0, 0, 0, 11)}},
+		{"too big eats anything", "put 0 0 0 20\r\n" + strings.Repeat("\r\n", 11) + "stats\r\n", 10,
+			[]Command{tooBig(0, 0, 0, 20), jobTooBig, op(OpStats)}},
+		{"max job 0", "put 0 0 0 1\r\nx\r\nput 0 0 0 0\r\n\r\n", 0xffffffff,
+			[]Command{putHdr(0, 0, 0, 1), putBody(0, 0, 0, "x"), putHdr(0, 0, 0, 0), putBody(0, 0, 0, "")}},
+		// [observed] no resync: the left-over \n prefixes the next command.
+		{"expected CRLF", "put 0 0 0 3\r\nabcd\r\nuse x\r\n", 0,
+			[]Command{putHdr(0, 0, 0, 3), {Op: OpPut, Err: ErrExpectedCRLF, Size: 3}, unknown}},
+		{"expected CRLF, LF CR", "put 0 0 0 3\r\nab\r\n\r\nuse x\r\n", 0,
+			[]Command{putHdr(0, 0, 0, 3), {Op: OpPut, Err: ErrExpectedCRLF, Size: 3}, unknown}},
+		{"expected CRLF keeps header fields", "put 7 8 9 0\r\nxy", 0,
+			[]Command{putHdr(7, 8, 9, 0), {Op: OpPut, Err: ErrExpectedCRLF, Pri: 7, Delay: 8, TTR: 9}}},
+		{"partial body", "put 0 0 0 5\r\nhel", 0, []Command{putHdr(0, 0, 0, 5)}},
+		{"bare LF in body is data", "put 0 0 0 5\r\nhe\nlo\r\n", 0, []Command{putHdr(0, 0, 0, 5), putBody(0, 0, 0, "he\nlo")}},
+	})
+}
+
+func TestDecodeMaxJobZero(t *testing.T) {
+	got, rest, inBody := decodeChunks(t, 0, []byte("put 0 0 0 0\r\n\r\nput 0 0 0 1\r\nx\r\nstats\r\n"))
+	require.Equal(t, []Command{putHdr(0, 0, 0, 0), putBody(0, 0, 0, ""), tooBig(0, 0, 0, 1), jobTooBig, op(OpStats)}, got)
+	require.Empty(t, rest)
+	require.False(t, inBody)
+}
