@@ -12,8 +12,9 @@ import (
 
 const (
 	timerShards = 4
-	// Resolution is the timing wheels' tick: a timer fires within about
-	// this much of its deadline (never before it).
+	// Resolution is the timing wheels' tick: the granularity of their slots.
+	// A timer never fires before its deadline, and fires on the first
+	// advance at or after it; Run wakes within about this much of it.
 	Resolution = time.Millisecond
 )
 
@@ -118,12 +119,18 @@ func (ts *timers) next() (int64, bool) {
 	for i := range ts.shards {
 		s := &ts.shards[i]
 		s.mu.Lock()
-		for _, n := range [...]func() (int64, bool){s.jobs.Next, s.sessions.Next, s.tubes.Next} {
-			if t, ok := n(); ok && (!found || t < best) {
-				best, found = t, true
+		a, okA := s.jobs.Next()
+		b, okB := s.sessions.Next()
+		c, okC := s.tubes.Next()
+		s.mu.Unlock()
+		for _, x := range [...]struct {
+			t  int64
+			ok bool
+		}{{a, okA}, {b, okB}, {c, okC}} {
+			if x.ok && (!found || x.t < best) {
+				best, found = x.t, true
 			}
 		}
-		s.mu.Unlock()
 	}
 	return best, found
 }
