@@ -1,0 +1,132 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/stalkd/stalkd/benchmarks/loadgen"
+)
+
+// options is the parsed command line.
+type options struct {
+	cfg              loadgen.Config
+	scenario         string
+	server           string
+	compare          string
+	serverA, serverB string
+	labelA, labelB   string
+	rounds           int
+	json, quiet      bool
+	ceiling          bool
+	serverLog        bool
+}
+
+func (o *options) comparing() bool {
+	return o.compare != "" || o.serverA != "" || o.serverB != ""
+}
+
+// logs is where started servers' output goes.
+func (o *options) logs(stderr io.Writer) io.Writer {
+	if o.serverLog {
+		return stderr
+	}
+	return nil
+}
+
+const usage = `usage: stalkd-bench SCENARIO [flags]
+
+scenarios:
+  put         C producers put jobs; -d D keeps D puts in flight per connection
+  reserve     preload -n jobs, then C consumers reserve+delete them (-b B per round trip)
+  e2e         -p P producers and -c C consumers at once; latency is put-to-reserve
+  conns       hold --idle N idle connections, then time commands on a fresh one
+  mem         preload -n jobs and report the server's RSS per job (needs --server or --pid)
+  serve-echo  run the built-in echo server on -a for --duration
+
+Every run also measures the generator's own ceiling against a built-in echo
+server (--no-ceiling to skip). Server templates are run with sh -c; {port} is
+replaced by a free port.
+
+flags:
+`
+
+func parseArgs(args []string, stderr io.Writer) (*options, error) {
+	o := &options{}
+	fs := flag.NewFlagSet("stalkd-bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, usage); fs.PrintDefaults() }
+	c := &o.cfg
+	str(fs, &c.Addr, "127.0.0.1:11300", "target host:port (\"echo\": the built-in echo server)", "a", "addr")
+	integer(fs, &c.Conns, 1, "connections (put: producers; reserve, e2e: consumers)", "c", "conns")
+	integer(fs, &c.Producers, 0, "e2e producer connections (default: -c)", "p", "producers")
+	integer(fs, &c.Pipeline, 1, "requests in flight per producer connection", "d", "depth")
+	integer(fs, &c.Batch, 1, "reserve: reserve-with-timeout 0 commands per round trip, then as many deletes", "b", "batch")
+	integer(fs, &c.Size, 100, "job body bytes", "s", "size")
+	integer(fs, &c.Tubes, 1, "tubes to spread the work over", "t", "tubes")
+	fs.DurationVar(&c.Duration, "duration", 0, "measured time bound (default 5s unless -n is given)")
+	fs.Int64Var(&c.Jobs, "n", 0, "operation bound; reserve and mem: jobs to preload (reserve default 200000)")
+	fs.Int64Var(&c.Jobs, "jobs", 0, "same as -n")
+	fs.DurationVar(&c.Warmup, "warmup", 0, "unmeasured run-in before measuring")
+	fs.IntVar(&c.Idle, "idle", 1000, "conns: idle connections to hold")
+	fs.IntVar(&c.Probes, "probes", 100, "conns: put/reserve/delete cycles on the fresh connection")
+	fs.DurationVar(&c.Timeout, "timeout", 0, "hard cap on one run (default duration+warmup+60s)")
+	fs.IntVar(&c.PID, "pid", 0, "pid of the target server, for RSS figures")
+	fs.BoolVar(&c.NoDrain, "no-drain", false, "leave the jobs a run put in the server")
+	fs.StringVar(&o.server, "server", "", "start the target from this command template (with {port})")
+	fs.StringVar(&o.compare, "compare", "", "compare against this second address (B)")
+	fs.StringVar(&o.serverA, "server-a", "", "compare: start A from this template, fresh per run")
+	fs.StringVar(&o.serverB, "server-b", "", "compare: start B from this template, fresh per run")
+	fs.StringVar(&o.labelA, "label-a", "", "compare: name of A in reports")
+	fs.StringVar(&o.labelB, "label-b", "", "compare: name of B in reports")
+	fs.IntVar(&o.rounds, "rounds", 3, "compare: rounds of A and B")
+	fs.BoolVar(&o.json, "json", false, "print JSON instead of tables")
+	fs.BoolVar(&o.quiet, "quiet", false, "no progress line on stderr")
+	fs.BoolVar(&o.serverLog, "server-log", false, "pass started servers' output to stderr")
+	noCeiling := fs.Bool("no-ceiling", false, "skip the echo-server ceiling run")
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		o.scenario, args = args[0], args[1:]
+	}
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if o.scenario == "" && fs.NArg() > 0 {
+		o.scenario = fs.Arg(0)
+		if err := fs.Parse(fs.Args()[1:]); err != nil {
+			return nil, err
+		}
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	if o.scenario == "" {
+		fs.Usage()
+		return nil, errors.New("no scenario given")
+	}
+	o.ceiling = !*noCeiling
+	c.Scenario = o.scenario
+	if !o.quiet {
+		c.Progress = os.Stderr
+	}
+	if o.comparing() && o.serverB == "" && o.compare == "" {
+		return nil, errors.New("comparing needs a B: --compare ADDR_B or --server-b CMD")
+	}
+	return o, nil
+}
+
+// str and integer register one variable under several names (-a and -addr;
+// the flag package accepts one or two dashes for each).
+func str(fs *flag.FlagSet, p *string, def, help string, names ...string) {
+	for _, n := range names {
+		fs.StringVar(p, n, def, help)
+	}
+}
+
+func integer(fs *flag.FlagSet, p *int, def int, help string, names ...string) {
+	for _, n := range names {
+		fs.IntVar(p, n, def, help)
+	}
+}

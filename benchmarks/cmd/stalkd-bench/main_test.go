@@ -1,0 +1,72 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+
+	"github.com/stalkd/stalkd/benchmarks/loadgen"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestParseArgs(t *testing.T) {
+	var errs bytes.Buffer
+	o, err := parseArgs([]string{"put", "-a", "h:1", "--conns", "10", "-d", "64", "--quiet", "-n", "5"}, &errs)
+	require.NoError(t, err)
+	assert.Equal(t, "put", o.scenario)
+	assert.Equal(t, "h:1", o.cfg.Addr)
+	assert.Equal(t, 10, o.cfg.Conns)
+	assert.Equal(t, 64, o.cfg.Pipeline)
+	assert.Equal(t, int64(5), o.cfg.Jobs)
+	assert.Nil(t, o.cfg.Progress)
+	assert.True(t, o.ceiling)
+
+	o, err = parseArgs([]string{"--batch", "16", "reserve", "--no-ceiling"}, &errs)
+	require.NoError(t, err)
+	assert.Equal(t, "reserve", o.scenario, "flags may come before the scenario")
+	assert.Equal(t, 16, o.cfg.Batch)
+	assert.False(t, o.ceiling)
+
+	_, err = parseArgs([]string{"put", "--server-a", "x {port}"}, &errs)
+	assert.ErrorContains(t, err, "needs a B")
+	_, err = parseArgs(nil, &errs)
+	assert.ErrorContains(t, err, "no scenario")
+}
+
+func TestRunAgainstEchoJSON(t *testing.T) {
+	var out, errs bytes.Buffer
+	code := run([]string{"put", "-a", "echo", "-c", "2", "-d", "8", "-n", "500", "--quiet", "--json"}, &out, &errs)
+	require.Equal(t, 0, code, errs.String())
+	var got struct {
+		Results []struct {
+			Target string `json:"target"`
+			Ops    int64  `json:"ops"`
+			Errors int64  `json:"errors"`
+		} `json:"results"`
+	}
+	require.NoError(t, json.Unmarshal(out.Bytes(), &got))
+	require.Len(t, got.Results, 2, "the run and its ceiling")
+	assert.Equal(t, "echo", got.Results[0].Target)
+	assert.Equal(t, "ceiling (echo)", got.Results[1].Target)
+	for _, r := range got.Results {
+		assert.Equal(t, int64(500), r.Ops)
+		assert.Zero(t, r.Errors)
+	}
+}
+
+func TestRunCompareTable(t *testing.T) {
+	a, err := loadgen.StartEcho("127.0.0.1:0", 100)
+	require.NoError(t, err)
+	defer a.Close()
+	b, err := loadgen.StartEcho("127.0.0.1:0", 100)
+	require.NoError(t, err)
+	defer b.Close()
+	var out, errs bytes.Buffer
+	code := run([]string{"put", "-a", a.Addr(), "--compare", b.Addr(), "-n", "100", "--rounds", "2",
+		"--quiet", "--no-ceiling", "--no-drain"}, &out, &errs)
+	require.Equal(t, 0, code, errs.String())
+	assert.Contains(t, out.String(), "median A/B ops_per_sec ratio over 2 rounds")
+	assert.Contains(t, out.String(), "A "+a.Addr())
+	assert.Contains(t, out.String(), "B "+b.Addr())
+}
