@@ -1,0 +1,91 @@
+package wal
+
+import (
+	"github.com/stalkd/stalkd/jobs"
+)
+
+// Append implements jobs.Journal: it gives rec the next sequence number and
+// wal index, notes where the job's latest whole record will be, and queues
+// rec for the writer. It never does I/O and never waits; the lock it takes
+// is held for a few field updates. Safe for concurrent use (the queue calls
+// it holding the job's tube lock). rec.Body is kept, not copied, until
+// written.
+//
+// It refuses with ErrJournal once the journal has failed or closed, and
+// with ErrOutOfMemory a put while the disk is full (low-space mode) or the
+// writer is far behind, and an update once low-space mode has used half of
+// the reserve. Deletes and compaction moves are refused only by a dead
+// journal.
+func (l *Log) Append(rec jobs.Record) (uint64, error) {
+	size := int64(entrySize(recordSize(&rec)))
+	moving := rec.Kind == jobs.RecPut && rec.ID != 0 && rec.ID == l.rewriting.Load()
+	l.mu.Lock()
+	if err := l.admit(rec.Kind, moving, size); err != nil {
+		l.mu.Unlock()
+		return 0, err
+	}
+	seq, idx := l.nextSeq, l.nextIndex
+	l.nextSeq++
+	l.nextIndex++
+	l.pending = append(l.pending, pendingRec{rec: rec, index: idx, seq: seq})
+	l.pendingBytes += size
+	l.track(&rec, idx, size, moving)
+	l.mu.Unlock()
+	signal(l.wake)
+	return seq, nil
+}
+
+// admit decides whether a record may be queued. Called with mu held.
+func (l *Log) admit(kind jobs.RecordKind, moving bool, size int64) error {
+	budget := l.opts.reserveSize()
+	switch {
+	case l.failed != nil || l.closed:
+		return jobs.ErrJournal
+	case kind == jobs.RecDelete || moving:
+		return nil // compaction is what frees space
+	case kind == jobs.RecUpdate:
+		if l.lowSpace && l.lowSpent > budget/2 {
+			return jobs.ErrOutOfMemory
+		}
+	default:
+		if l.lowSpace || l.pendingBytes+size > maxPending {
+			return jobs.ErrOutOfMemory
+		}
+	}
+	return nil
+}
+
+// track updates the job index and the live-bytes count for rec at idx.
+// Called with mu held.
+func (l *Log) track(rec *jobs.Record, idx uint64, size int64, moving bool) {
+	l.maxID = max(l.maxID, rec.ID)
+	switch rec.Kind {
+	case jobs.RecPut:
+		if old, ok := l.jobs[rec.ID]; ok {
+			l.live -= old.size
+		}
+		l.jobs[rec.ID] = loc{index: idx, size: size}
+		l.live += size
+		l.whole = append(l.whole, wholeRec{index: idx, id: rec.ID})
+		if moving {
+			l.migrated++
+		}
+	case jobs.RecDelete:
+		if old, ok := l.jobs[rec.ID]; ok {
+			l.live -= old.size
+			delete(l.jobs, rec.ID)
+		}
+	}
+}
+
+// appendMeta queues a meta record and returns its index. Called with mu
+// held.
+func (l *Log) appendMeta() uint64 {
+	idx := l.nextIndex
+	l.nextIndex++
+	l.metaDurable = l.durableIndex
+	m := meta{durable: l.durableIndex, logStart: l.logStart, maxID: l.maxID}
+	l.pending = append(l.pending, pendingRec{index: idx, isMeta: true, m: m})
+	l.pendingBytes += 32
+	return idx
+}

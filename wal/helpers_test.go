@@ -1,0 +1,328 @@
+package wal
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+	"github.com/stretchr/testify/require"
+
+	"github.com/stalkd/stalkd/jobs"
+)
+
+// fakeQueue plays the queue's side of the journal contract: it appends the
+// records package jobs would append (before changing its state, under one
+// lock standing for the tube locks), and implements Restore, EnsureNextID
+// and Rewrite. logged is what a restart must bring back: each job's state
+// as last written to the journal.
+type fakeQueue struct {
+	mu       sync.Mutex
+	j        jobs.Journal
+	now      int64
+	next     uint64
+	jobs     map[uint64]*jobs.Record // current state (Reserved possible)
+	logged   map[uint64]jobs.Record  // last logged state of each live job
+	restored []jobs.Record           // Restore calls, in order
+	rewrites int
+}
+
+func newFakeQueue(j jobs.Journal) *fakeQueue {
+	return &fakeQueue{j: j, now: 1_000_000_000, next: 1, jobs: map[uint64]*jobs.Record{}, logged: map[uint64]jobs.Record{}}
+}
+
+func (f *fakeQueue) Restore(rec jobs.Record) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if _, ok := f.jobs[rec.ID]; ok {
+		return fmt.Errorf("job %d restored twice", rec.ID)
+	}
+	r := rec
+	f.jobs[rec.ID] = &r
+	f.logged[rec.ID] = rec
+	f.restored = append(f.restored, rec)
+	f.next = max(f.next, rec.ID+1)
+	return nil
+}
+
+func (f *fakeQueue) EnsureNextID(next uint64) {
+	f.mu.Lock()
+	f.next = max(f.next, next)
+	f.mu.Unlock()
+}
+
+func (f *fakeQueue) Rewrite(id uint64) (uint64, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	j, ok := f.jobs[id]
+	if !ok {
+		return 0, false
+	}
+	f.rewrites++
+	seq, err := f.log(jobs.RecPut, j)
+	return seq, err == nil
+}
+
+// log appends j's state as a record of kind (a reserved job is logged as
+// ready) and notes it as the job's last logged state. f.mu held.
+func (f *fakeQueue) log(kind jobs.RecordKind, j *jobs.Record) (uint64, error) {
+	rec := *j
+	rec.Kind = kind
+	if rec.State == jobs.Reserved {
+		rec.State = jobs.Ready
+	}
+	if kind != jobs.RecPut {
+		rec.Tube, rec.Body = "", nil
+	}
+	if kind == jobs.RecDelete {
+		rec = jobs.Record{Kind: kind, ID: j.ID}
+	}
+	seq, err := f.j.Append(rec)
+	if err != nil {
+		return 0, err
+	}
+	switch kind {
+	case jobs.RecDelete:
+		delete(f.logged, j.ID)
+	case jobs.RecPut:
+		f.logged[j.ID] = rec
+	default:
+		l := f.logged[j.ID]
+		applyUpdate(&l, &rec)
+		f.logged[j.ID] = l
+	}
+	return seq, nil
+}
+
+func (f *fakeQueue) put(tube string, pri uint32, delay time.Duration, body string) (id, seq uint64, err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	id = f.next
+	f.next++
+	j := &jobs.Record{ID: id, Tube: tube, State: jobs.Ready, Pri: pri, Delay: delay, TTR: time.Second,
+		Created: f.now, Body: []byte(body + "\r\n")}
+	if delay > 0 {
+		j.State, j.Deadline = jobs.Delayed, f.now+int64(delay)
+	}
+	if seq, err = f.log(jobs.RecPut, j); err != nil {
+		return id, 0, err
+	}
+	f.jobs[id] = j
+	return id, seq, nil
+}
+
+// change applies fn to a copy of job id, logs it as an update (unless
+// !logged: reserve and touch are not logged) and keeps it.
+func (f *fakeQueue) change(id uint64, logged bool, fn func(j *jobs.Record)) (uint64, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	old, ok := f.jobs[id]
+	if !ok {
+		return 0, jobs.ErrNotFound
+	}
+	j := *old
+	fn(&j)
+	var seq uint64
+	if logged {
+		var err error
+		if seq, err = f.log(jobs.RecUpdate, &j); err != nil {
+			return 0, err
+		}
+	}
+	*old = j
+	return seq, nil
+}
+
+func (f *fakeQueue) reserve(id uint64) {
+	f.change(id, false, func(j *jobs.Record) { j.State, j.Deadline = jobs.Reserved, 0; j.Reserves++ })
+}
+
+func (f *fakeQueue) reserveJob(id uint64) (uint64, error) {
+	return f.change(id, true, func(j *jobs.Record) { j.State, j.Deadline = jobs.Reserved, 0; j.Reserves++ })
+}
+
+func (f *fakeQueue) release(id uint64, pri uint32, delay time.Duration) (uint64, error) {
+	return f.change(id, true, func(j *jobs.Record) {
+		j.Pri, j.Delay, j.State, j.Deadline = pri, delay, jobs.Ready, 0
+		if delay > 0 {
+			j.State, j.Deadline = jobs.Delayed, f.now+int64(delay)
+		}
+		j.Releases++
+	})
+}
+
+func (f *fakeQueue) bury(id uint64, pri uint32) (uint64, error) {
+	return f.change(id, true, func(j *jobs.Record) { j.Pri, j.State, j.Deadline = pri, jobs.Buried, 0; j.Buries++ })
+}
+
+func (f *fakeQueue) kick(id uint64) (uint64, error) {
+	return f.change(id, true, func(j *jobs.Record) { j.State, j.Deadline = jobs.Ready, 0; j.Kicks++ })
+}
+
+func (f *fakeQueue) del(id uint64) (uint64, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	j, ok := f.jobs[id]
+	if !ok {
+		return 0, jobs.ErrNotFound
+	}
+	seq, err := f.log(jobs.RecDelete, j)
+	if err != nil {
+		return 0, err
+	}
+	delete(f.jobs, id)
+	return seq, nil
+}
+
+func (f *fakeQueue) ids() []uint64 {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	ids := make([]uint64, 0, len(f.jobs))
+	for id := range f.jobs {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, k int) bool { return ids[i] < ids[k] })
+	return ids
+}
+
+func (f *fakeQueue) loggedCopy() map[uint64]jobs.Record {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	m := make(map[uint64]jobs.Record, len(f.logged))
+	for id, r := range f.logged {
+		m[id] = r
+	}
+	return m
+}
+
+// harness opens a Log in a temporary directory, replays it into a fresh
+// fakeQueue, and restarts it on demand.
+type harness struct {
+	t      *testing.T
+	dir    string
+	opts   Options
+	hooks  hooks
+	l      *Log
+	q      *fakeQueue
+	commit chan struct{}
+}
+
+func testOptions(t testing.TB) Options {
+	return Options{SegmentSize: 4096, Logger: zerolog.New(zerolog.NewTestWriter(t))}
+}
+
+func newHarness(t *testing.T, opts Options) *harness {
+	h := &harness{t: t, dir: t.TempDir(), opts: opts}
+	t.Cleanup(func() {
+		if h.l != nil {
+			h.l.Close()
+		}
+	})
+	return h
+}
+
+// open opens and replays the log; it fails the test on error.
+func (h *harness) open() {
+	h.t.Helper()
+	require.NoError(h.t, h.tryOpen())
+}
+
+func (h *harness) tryOpen() error {
+	l, err := openLog(h.dir, h.opts, h.hooks)
+	if err != nil {
+		return err
+	}
+	q := newFakeQueue(l)
+	if err := l.replay(q); err != nil {
+		l.Close()
+		return err
+	}
+	h.commit = make(chan struct{}, 1)
+	l.Subscribe(func() { signal(h.commit) })
+	h.l, h.q = l, q
+	return nil
+}
+
+func (h *harness) close() {
+	h.t.Helper()
+	require.NoError(h.t, h.l.Close())
+	h.l = nil
+}
+
+func (h *harness) restart() {
+	h.t.Helper()
+	h.close()
+	h.open()
+}
+
+// wait blocks until seq is committed and returns the journal's error if it
+// never will be.
+func (h *harness) wait(seq uint64) error {
+	h.t.Helper()
+	deadline := time.After(30 * time.Second)
+	for {
+		c, err := h.l.Committed()
+		if seq <= c {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		select {
+		case <-h.commit:
+		case <-deadline:
+			h.t.Fatalf("seq %d not committed after 30s (committed %d)", seq, c)
+		}
+	}
+}
+
+// settle waits until the compactor has nothing left to do.
+func (h *harness) settle() {
+	h.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		h.l.mu.Lock()
+		busy := len(h.l.pending) > 0 || h.l.compactNeeded() || h.l.truncWant > h.l.truncDone
+		h.l.mu.Unlock()
+		if !busy {
+			return
+		}
+		signal(h.l.compactWake)
+		signal(h.l.wake)
+		time.Sleep(time.Millisecond) // waiting for goroutines, not driving time
+	}
+	h.t.Fatal("compaction did not settle")
+}
+
+// logBytes is the size of every segment file.
+func logBytes(t testing.TB, dir string) int64 {
+	files, _, err := listSegments(dir)
+	require.NoError(t, err)
+	var n int64
+	for _, f := range files {
+		n += f.size
+	}
+	return n
+}
+
+func segmentFiles(t testing.TB, dir string) []segFile {
+	files, _, err := listSegments(dir)
+	require.NoError(t, err)
+	return files
+}
+
+func readFile(t testing.TB, path string) []byte {
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	return b
+}
+
+func lastSegment(t testing.TB, dir string) string {
+	files := segmentFiles(t, dir)
+	require.NotEmpty(t, files)
+	return filepath.Join(dir, filepath.Base(files[len(files)-1].path))
+}

@@ -1,0 +1,267 @@
+package wal
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/rs/zerolog"
+	twal "github.com/tidwall/wal"
+
+	"github.com/stalkd/stalkd/jobs"
+)
+
+// ErrClosed is returned by Close on a Log already closed.
+var ErrClosed = errors.New("wal: log closed")
+
+// Log is the journal: a write-ahead log of job records in a directory of
+// tidwall/wal segments. It implements jobs.Journal.
+//
+// Concurrency: Append, Committed, Subscribe, File and Stats are safe for
+// concurrent use and never do I/O. One writer goroutine owns the segment
+// files (writes, fsyncs, truncation); one compaction goroutine moves live
+// jobs forward through the queue. Both start in Replay and stop in Close.
+//
+// Lock order: a tube lock (held by the queue around Append) before mu. The
+// compactor calls the queue (Rewrite) holding no lock of the Log; the
+// writer fires subscribers holding none.
+type Log struct {
+	dir  string
+	opts Options
+	log  zerolog.Logger
+	lock *dirLock
+	hook hooks
+
+	// Writer-owned (Open and Close own them while no writer runs).
+	store     store
+	wbatch    twal.Batch
+	scratch   []byte
+	sizes     []int
+	dirty     bool // written since the last fsync
+	newSeg    bool // a segment file was created since the last directory fsync
+	syncC     <-chan time.Time
+	syncStop  func() bool
+	syncDue   bool
+	lastRetry time.Time // last attempt to re-create the space reserve
+
+	mu   sync.Mutex
+	cond *sync.Cond // on mu: durability, truncation or failure state changed
+
+	pending      []pendingRec // appended, not yet taken by the writer
+	spare        []pendingRec
+	pendingBytes int64
+	nextSeq      uint64
+	nextIndex    uint64
+
+	jobs      map[uint64]loc // live job -> its latest whole record
+	whole     []wholeRec     // whole records in index order (stale ones included)
+	wholeHead int
+	live      int64 // bytes of the latest whole record of every live job
+	maxID     uint64
+	segs      segList
+	logStart  uint64 // first index the log claims to hold (metas carry it)
+
+	writtenIndex, writtenSeq uint64
+	durableIndex, durableSeq uint64
+	metaDurable              uint64 // durable mark of the last meta taken
+	forceSync                uint64 // the compactor needs this index fsynced
+	truncWant, truncMeta     uint64 // requested front truncation, after meta truncMeta
+	truncDone                uint64
+	truncErr                 error
+
+	compactAfter int64 // back-off: no compaction before the log holds this many bytes
+
+	lowSpace    bool  // the reserve was released: only deletes, updates and compaction
+	lowSpent    int64 // bytes written since
+	reserveHeld bool
+
+	failed   error // the journal is dead
+	closing  bool  // Close has begun
+	closed   bool  // the final flush has begun: Append refuses
+	started  bool  // Replay has begun
+	running  bool  // the writer and compactor goroutines run
+	closeErr error
+	img      *image // from Open until Replay
+
+	migrated, written int64
+
+	rewriting atomic.Uint64 // job id the compactor is moving, 0 if none
+	committed atomic.Uint64
+	failErr   atomic.Pointer[error]
+
+	wake          chan struct{}
+	compactWake   chan struct{}
+	stopWriter    chan struct{}
+	stopCompactor chan struct{}
+	writerDone    chan struct{}
+	compactorDone chan struct{}
+
+	subMu sync.Mutex
+	subs  []func()
+}
+
+// pendingRec is a record waiting for the writer. A meta record has
+// isMeta set and its fields in m (durable is filled in when encoded).
+type pendingRec struct {
+	rec    jobs.Record
+	index  uint64
+	seq    uint64
+	m      meta
+	isMeta bool
+}
+
+// loc is where a live job's latest whole record is.
+type loc struct {
+	index uint64
+	size  int64
+}
+
+// hooks are seams for tests; the zero value means the real thing.
+type hooks struct {
+	openStore   func(dir string, segmentSize int64) (store, error)
+	makeReserve func(path string, size int64) error
+	newTimer    func(d time.Duration) (<-chan time.Time, func() bool)
+	now         func() time.Time
+}
+
+func (h *hooks) fill() {
+	if h.openStore == nil {
+		h.openStore = openTidwall
+	}
+	if h.makeReserve == nil {
+		h.makeReserve = writeReserve
+	}
+	if h.newTimer == nil {
+		h.newTimer = func(d time.Duration) (<-chan time.Time, func() bool) {
+			t := time.NewTimer(d)
+			return t.C, t.Stop
+		}
+	}
+	if h.now == nil {
+		h.now = time.Now
+	}
+}
+
+// Stats are the log's figures for the server's stats document.
+type Stats struct {
+	// OldestIndex and CurrentIndex name the oldest and the current segment
+	// files (binlog-oldest-index, binlog-current-index): a segment file is
+	// named after the index of its first entry.
+	OldestIndex, CurrentIndex int
+	// Migrated counts jobs moved forward by compaction
+	// (binlog-records-migrated); Written counts job records written,
+	// migrations included (binlog-records-written). Both since Open.
+	Migrated, Written int64
+}
+
+// Open locks dir (which must exist), reads and verifies every segment,
+// repairs a torn tail (logging what was dropped) and refuses a log damaged
+// anywhere else, naming the file and offset, unless opts.Salvage. The jobs
+// found are handed to the queue by Replay; nothing is written for the queue
+// before that.
+func Open(dir string, opts Options) (*Log, error) {
+	return openLog(dir, opts, hooks{})
+}
+
+func openLog(dir string, opts Options, h hooks) (*Log, error) {
+	opts, err := opts.normalize()
+	if err != nil {
+		return nil, err
+	}
+	if info, err := os.Stat(dir); err != nil {
+		return nil, fmt.Errorf("wal: %w", err)
+	} else if !info.IsDir() {
+		return nil, fmt.Errorf("wal: %s is not a directory", dir)
+	}
+	lk, err := lockDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	h.fill()
+	l := &Log{
+		dir: dir, opts: opts, log: opts.Logger, lock: lk, hook: h,
+		jobs:          make(map[uint64]loc),
+		wake:          make(chan struct{}, 1),
+		compactWake:   make(chan struct{}, 1),
+		stopWriter:    make(chan struct{}),
+		stopCompactor: make(chan struct{}),
+		writerDone:    make(chan struct{}),
+		compactorDone: make(chan struct{}),
+	}
+	l.cond = sync.NewCond(&l.mu)
+	l.segs.size = opts.SegmentSize
+	if err := l.load(); err != nil {
+		if l.store != nil {
+			l.store.Close()
+		}
+		lk.unlock()
+		return nil, err
+	}
+	return l, nil
+}
+
+// Committed implements jobs.Journal. Safe for concurrent use; no locks.
+func (l *Log) Committed() (uint64, error) {
+	c := l.committed.Load()
+	if e := l.failErr.Load(); e != nil {
+		return c, *e
+	}
+	return c, nil
+}
+
+// Subscribe implements jobs.Journal: fn runs on the writer goroutine, with
+// no lock of the Log held, each time Committed changes (or the journal
+// fails). fn must not block.
+func (l *Log) Subscribe(fn func()) {
+	l.subMu.Lock()
+	l.subs = append(l.subs, fn)
+	l.subMu.Unlock()
+}
+
+func (l *Log) notify() {
+	l.subMu.Lock()
+	subs := l.subs
+	l.subMu.Unlock()
+	for _, fn := range subs {
+		fn()
+	}
+}
+
+// File implements jobs.Journal: the name (first index) of the segment file
+// holding job id's latest whole record, or 0. A record still waiting for
+// the writer reports the current segment. Safe for concurrent use.
+func (l *Log) File(id uint64) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	lc, ok := l.jobs[id]
+	if !ok {
+		return 0
+	}
+	if lc.index > l.writtenIndex {
+		return int(l.segs.tail().start)
+	}
+	return int(l.segs.find(lc.index))
+}
+
+// Stats returns the log's figures. Safe for concurrent use.
+func (l *Log) Stats() Stats {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return Stats{
+		OldestIndex:  int(l.segs.segs[0].start),
+		CurrentIndex: int(l.segs.tail().start),
+		Migrated:     l.migrated,
+		Written:      l.written,
+	}
+}
+
+// signal wakes a goroutine waiting on c without ever blocking.
+func signal(c chan struct{}) {
+	select {
+	case c <- struct{}{}:
+	default:
+	}
+}

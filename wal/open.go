@@ -1,0 +1,156 @@
+package wal
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	twal "github.com/tidwall/wal"
+)
+
+// load brings the directory to a consistent log and builds the Log's
+// picture of it: finish an interrupted truncation, scan and verify every
+// entry, repair a torn tail or salvage, open tidwall/wal, set up the space
+// reserve.
+func (l *Log) load() error {
+	start := time.Now()
+	files, interrupted, err := listSegments(l.dir)
+	if err != nil {
+		return err
+	}
+	if interrupted {
+		// tidwall/wal finishes a truncation a crash cut short when it opens.
+		if st, err := l.hook.openStore(l.dir, l.opts.SegmentSize); err == nil {
+			st.Close()
+		}
+		if files, interrupted, err = listSegments(l.dir); err != nil {
+			return err
+		} else if interrupted {
+			return fmt.Errorf("%w: %s holds an unfinished segment truncation (.START/.END files) that could not be completed", ErrCorrupt, l.dir)
+		}
+	}
+	sc := newScan(l.opts.Salvage, l.log)
+	if err := sc.run(files); err != nil {
+		return err
+	}
+	img := sc.img
+	if len(sc.problems) > 0 {
+		err = l.salvage(files, img)
+	} else {
+		err = l.repairAndOpen(sc, files)
+	}
+	if err != nil {
+		return err
+	}
+	if err := l.adopt(img); err != nil {
+		return err
+	}
+	if err := l.setupReserve(); err != nil {
+		return err
+	}
+	if err := l.store.Sync(); err != nil {
+		return fmt.Errorf("wal: sync: %w", err)
+	}
+	l.durableIndex = l.writtenIndex
+	l.log.Info().Str("dir", l.dir).Int("segments", len(l.segs.segs)).Int("jobs", len(l.jobs)).
+		Int64("bytes", l.segs.total).Dur("took", time.Since(start)).Msg("wal: log opened")
+	return nil
+}
+
+// repairAndOpen cuts off a torn tail and opens tidwall/wal on the segments.
+func (l *Log) repairAndOpen(sc *scan, files []segFile) error {
+	if t := sc.torn; t != nil {
+		if err := os.Truncate(t.path, int64(t.offset)); err != nil {
+			return fmt.Errorf("wal: repair torn tail of %s: %w", t.path, err)
+		}
+		if err := syncFile(t.path); err != nil {
+			return fmt.Errorf("wal: repair torn tail of %s: %w", t.path, err)
+		}
+		l.log.Warn().Str("file", t.path).Int("offset", t.offset).Uint64("entry", t.index).Int("dropped_bytes", t.dropped).
+			Msg("wal: torn tail repaired: the unfinished end of the last segment was cut off; every complete record before it was kept")
+	}
+	st, err := l.hook.openStore(l.dir, l.opts.SegmentSize)
+	if err != nil {
+		return err
+	}
+	l.store = st
+	last, err := st.LastIndex()
+	if err != nil {
+		return fmt.Errorf("wal: %w", err)
+	}
+	if len(files) > 0 && last+1 != sc.next {
+		return fmt.Errorf("%w: tidwall/wal ends at entry %d but the scan ended before entry %d", ErrCorrupt, last, sc.next)
+	}
+	return nil
+}
+
+// salvage moves the damaged segment files aside and writes a fresh log
+// holding every job img recovered.
+func (l *Log) salvage(files []segFile, img *image) error {
+	aside := filepath.Join(l.dir, fmt.Sprintf("salvage-%d", time.Now().UnixNano()))
+	if err := os.Mkdir(aside, 0o750); err != nil {
+		return fmt.Errorf("wal: salvage: %w", err)
+	}
+	for _, f := range files {
+		if err := os.Rename(f.path, filepath.Join(aside, filepath.Base(f.path))); err != nil {
+			return fmt.Errorf("wal: salvage: %w", err)
+		}
+	}
+	if err := syncDir(l.dir); err != nil {
+		return fmt.Errorf("wal: salvage: %w", err)
+	}
+	st, err := l.hook.openStore(l.dir, l.opts.SegmentSize)
+	if err != nil {
+		return err
+	}
+	l.store = st
+	var b twal.Batch
+	var buf []byte
+	idx := uint64(1)
+	img.whole = img.whole[:0]
+	img.live(func(j *liveJob) {
+		buf = AppendRecord(buf[:0], &j.rec)
+		b.Write(idx, buf)
+		j.index, j.size = idx, int64(entrySize(len(buf)))
+		img.whole = append(img.whole, wholeRec{index: idx, id: j.rec.ID})
+		idx++
+	})
+	b.Write(idx, appendMeta(buf[:0], meta{logStart: 1, maxID: img.maxID}))
+	if err := st.WriteBatch(&b); err != nil {
+		return fmt.Errorf("wal: salvage: write: %w", err)
+	}
+	if err := st.Sync(); err != nil {
+		return fmt.Errorf("wal: salvage: sync: %w", err)
+	}
+	l.log.Error().Str("moved_to", aside).Int("jobs", int(idx-1)).
+		Msg("wal: salvaged a corrupt log: the damaged files were moved aside and a fresh log holds the jobs recovered")
+	return nil
+}
+
+// adopt takes over img and the opened store's state as the Log's picture.
+func (l *Log) adopt(img *image) error {
+	last, err := l.store.LastIndex()
+	if err != nil {
+		return fmt.Errorf("wal: %w", err)
+	}
+	files, _, err := listSegments(l.dir)
+	if err != nil {
+		return err
+	}
+	if len(files) == 0 {
+		return fmt.Errorf("wal: no segment file in %s after open", l.dir)
+	}
+	l.segs.reset(segmentsOf(files))
+	l.nextIndex, l.writtenIndex = last+1, last
+	l.nextSeq = 1
+	l.logStart = files[0].start
+	l.maxID = img.maxID
+	img.live(func(j *liveJob) {
+		l.jobs[j.rec.ID] = loc{index: j.index, size: j.size}
+		l.live += j.size
+	})
+	l.whole = img.whole
+	l.img = img
+	return nil
+}

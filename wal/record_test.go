@@ -1,0 +1,95 @@
+package wal
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/stalkd/stalkd/jobs"
+)
+
+func sampleRecords() []jobs.Record {
+	return []jobs.Record{
+		{Kind: jobs.RecPut, ID: 1, Tube: "default", State: jobs.Ready, Pri: 1024, TTR: time.Second,
+			Created: 1_700_000_000_000_000_000, Body: []byte("hello\r\n")},
+		{Kind: jobs.RecPut, ID: 1<<64 - 1, Tube: "t-" + string(make([]byte, 198)), State: jobs.Delayed, Pri: 1<<32 - 1,
+			Delay: 90 * time.Second, TTR: 1<<63 - 1, Created: -5, Deadline: 1<<63 - 1,
+			Reserves: 1<<32 - 1, Timeouts: 2, Releases: 3, Buries: 4, Kicks: 5, Body: []byte("\r\n")},
+		{Kind: jobs.RecUpdate, ID: 7, State: jobs.Buried, Pri: 3, Delay: 0, TTR: 2 * time.Second, Created: 9, Buries: 1},
+		{Kind: jobs.RecUpdate, ID: 8, State: jobs.Delayed, Pri: 0, Delay: time.Hour, TTR: time.Second, Deadline: 42},
+		{Kind: jobs.RecDelete, ID: 300},
+	}
+}
+
+func TestRecordRoundTrip(t *testing.T) {
+	for _, rec := range sampleRecords() {
+		b := AppendRecord([]byte("prefix"), &rec)
+		require.Equal(t, "prefix", string(b[:6]))
+		enc := b[6:]
+		assert.Equal(t, recordSize(&rec), len(enc), "recordSize of %+v", rec)
+		got, err := DecodeRecord(enc)
+		require.NoError(t, err)
+		if rec.Body == nil {
+			rec.Body = nil
+		}
+		assert.Equal(t, rec, got)
+	}
+}
+
+func TestMetaRoundTrip(t *testing.T) {
+	m := meta{durable: 12345, logStart: 99, maxID: 1 << 60}
+	b := appendMeta(nil, m)
+	var e decoded
+	require.NoError(t, e.decode(b))
+	assert.True(t, e.isMeta)
+	assert.Equal(t, m, e.meta)
+	_, err := DecodeRecord(b)
+	assert.ErrorIs(t, err, ErrMetaRecord)
+}
+
+func TestDecodeRejectsEveryDamage(t *testing.T) {
+	for _, rec := range sampleRecords() {
+		enc := AppendRecord(nil, &rec)
+		for i := range enc {
+			for bit := range 8 {
+				b := append([]byte(nil), enc...)
+				b[i] ^= 1 << bit
+				_, err := DecodeRecord(b)
+				assert.Error(t, err, "flip byte %d bit %d of %+v", i, bit, rec)
+			}
+		}
+		for n := range len(enc) {
+			_, err := DecodeRecord(enc[:n])
+			assert.Error(t, err, "prefix of %d bytes", n)
+		}
+	}
+}
+
+func TestDecodeRejectsInvalidJobs(t *testing.T) {
+	bad := []jobs.Record{
+		{Kind: jobs.RecDelete, ID: 0},
+		{Kind: jobs.RecPut, ID: 1, Tube: "", State: jobs.Ready, Body: []byte("x\r\n")},
+		{Kind: jobs.RecPut, ID: 1, Tube: string(make([]byte, 201)), State: jobs.Ready, Body: []byte("x\r\n")},
+		{Kind: jobs.RecPut, ID: 1, Tube: "t", State: jobs.Ready, Body: []byte("x\n")},
+		{Kind: jobs.RecPut, ID: 1, Tube: "t", State: jobs.Ready, Body: []byte("\n")},
+		{Kind: jobs.RecUpdate, ID: 1, State: 0},
+		{Kind: jobs.RecUpdate, ID: 1, State: 9},
+		{Kind: jobs.RecUpdate, ID: 1, State: jobs.Ready, Delay: -1},
+		{Kind: 9, ID: 1},
+	}
+	for _, rec := range bad {
+		_, err := DecodeRecord(AppendRecord(nil, &rec))
+		assert.Error(t, err, "%+v", rec)
+	}
+}
+
+func TestRecordSizeMatchesEncoding(t *testing.T) {
+	for _, v := range []int64{0, 1, 63, 64, -64, -65, 1 << 20, -(1 << 40), 1<<63 - 1, -1 << 63} {
+		rec := jobs.Record{Kind: jobs.RecUpdate, ID: uint64(v), State: jobs.Ready, Created: v, Deadline: -v, Delay: time.Duration(v)}
+		assert.Equal(t, len(AppendRecord(nil, &rec)), recordSize(&rec), "value %d", v)
+	}
+	assert.Equal(t, 1+127, entrySize(127))
+	assert.Equal(t, 2+128, entrySize(128))
+}

@@ -1,0 +1,97 @@
+package wal
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/stalkd/stalkd/jobs"
+)
+
+// queue is what the Log needs of *jobs.Queue (a fake in tests).
+type queue interface {
+	Restore(rec jobs.Record) error
+	EnsureNextID(next uint64)
+	Rewrite(id uint64) (seq uint64, ok bool)
+}
+
+// Replay hands every live job Open found to q (in order of first appearance
+// in the log; reserved jobs come back ready), makes q's ids continue above
+// every id the log ever held, and starts the writer and compaction
+// goroutines. q must have been created with this Log as its journal and
+// not be serving yet. Call it once; Close the Log if it fails.
+func (l *Log) Replay(q *jobs.Queue) error {
+	return l.replay(q)
+}
+
+func (l *Log) replay(q queue) error {
+	l.mu.Lock()
+	if l.started || l.closing {
+		l.mu.Unlock()
+		return errors.New("wal: Replay called twice or after Close")
+	}
+	l.started = true
+	img, maxID := l.img, l.maxID
+	l.img = nil
+	l.mu.Unlock()
+
+	start := time.Now()
+	n := 0
+	var err error
+	img.live(func(j *liveJob) {
+		if err != nil {
+			return
+		}
+		rec := j.rec
+		rec.Kind = jobs.RecPut
+		if rec.State == jobs.Reserved {
+			rec.State = jobs.Ready
+		}
+		if rerr := q.Restore(rec); rerr != nil {
+			err = fmt.Errorf("wal: restore job %d: %w", rec.ID, rerr)
+		}
+		n++
+	})
+	if err != nil {
+		return err
+	}
+	q.EnsureNextID(maxID + 1)
+	l.log.Info().Int("jobs", n).Uint64("next_id", maxID+1).Int("orphan_records", img.orphans).
+		Dur("took", time.Since(start)).Msg("wal: jobs restored")
+
+	l.mu.Lock()
+	l.running = true
+	l.mu.Unlock()
+	go l.runWriter()
+	go l.runCompactor(q)
+	signal(l.wake)
+	return nil
+}
+
+// Close stops compaction, writes and fsyncs everything appended, closes the
+// segments and unlocks the directory. Appends after Close fail with
+// ErrJournal. It returns the journal's failure, if it failed.
+func (l *Log) Close() error {
+	l.mu.Lock()
+	if l.closing {
+		l.mu.Unlock()
+		return ErrClosed
+	}
+	l.closing = true
+	running := l.running
+	l.cond.Broadcast()
+	l.mu.Unlock()
+	if running {
+		close(l.stopCompactor)
+		<-l.compactorDone
+		close(l.stopWriter)
+		<-l.writerDone
+	} else {
+		l.shutdown()
+	}
+	err := l.closeErr
+	if uerr := l.lock.unlock(); err == nil && uerr != nil {
+		err = fmt.Errorf("wal: unlock: %w", uerr)
+	}
+	return err
+}

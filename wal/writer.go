@@ -1,0 +1,284 @@
+package wal
+
+import (
+	"fmt"
+
+	"github.com/stalkd/stalkd/jobs"
+)
+
+// The writer goroutine: it takes everything pending, writes it to
+// tidwall/wal in chunks (one write(2) each), fsyncs as the policy says,
+// publishes Committed, fires subscribers, then serves a truncation the
+// compactor asked for. Records that arrive while it writes or syncs form
+// the next batch: with -f0, one fsync covers every client waiting.
+
+func (l *Log) runWriter() {
+	defer close(l.writerDone)
+	for {
+		select {
+		case <-l.wake:
+		case <-l.syncC:
+			l.syncC, l.syncStop = nil, nil
+			l.syncDue = true
+		case <-l.stopWriter:
+			l.shutdown()
+			return
+		}
+		l.step()
+	}
+}
+
+func (l *Log) step() {
+	l.mu.Lock()
+	failed := l.failed != nil
+	l.mu.Unlock()
+	if failed {
+		return
+	}
+	batch := l.take(false)
+	if err := l.writeAll(batch); err != nil {
+		l.fail(err)
+		return
+	}
+	if err := l.syncPolicy(); err != nil {
+		l.fail(err)
+		return
+	}
+	l.publish()
+	l.recycle(batch)
+	l.serveTruncate()
+	l.retryReserve(false)
+	l.mu.Lock()
+	if l.compactNeeded() {
+		signal(l.compactWake)
+	}
+	l.mu.Unlock()
+}
+
+// take swaps out the pending records, adding a meta record when the durable
+// mark moved since the last one. final also closes the log to Append, and
+// adds the meta even with nothing else pending.
+func (l *Log) take(final bool) []pendingRec {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if (len(l.pending) > 0 || final) && l.durableIndex > l.metaDurable {
+		l.appendMeta()
+	}
+	if final {
+		l.closed = true
+	}
+	batch := l.pending
+	l.pending, l.spare = l.spare, nil
+	l.pendingBytes = 0
+	return batch
+}
+
+// recycle clears batch (dropping its references to job bodies) and keeps
+// it for reuse unless it grew huge.
+func (l *Log) recycle(batch []pendingRec) {
+	clear(batch)
+	if cap(batch) > 1<<16 {
+		return
+	}
+	l.mu.Lock()
+	if l.spare == nil {
+		l.spare = batch[:0]
+	}
+	l.mu.Unlock()
+}
+
+// writeAll writes batch in chunks of at most chunkSize bytes.
+func (l *Log) writeAll(batch []pendingRec) error {
+	for i := 0; i < len(batch); {
+		n := l.fill(batch[i:])
+		if err := l.writeChunk(batch[i : i+n]); err != nil {
+			return err
+		}
+		i += n
+	}
+	return nil
+}
+
+// fill encodes a prefix of recs into the tidwall batch and returns its
+// length.
+func (l *Log) fill(recs []pendingRec) int {
+	l.wbatch.Clear()
+	l.sizes = l.sizes[:0]
+	bytes, limit := 0, l.opts.chunkSize()
+	for n := range recs {
+		if n > 0 && bytes >= limit {
+			return n
+		}
+		p := &recs[n]
+		if p.isMeta {
+			l.scratch = appendMeta(l.scratch[:0], p.m)
+		} else {
+			l.scratch = AppendRecord(l.scratch[:0], &p.rec)
+		}
+		l.wbatch.Write(p.index, l.scratch)
+		sz := entrySize(len(l.scratch))
+		l.sizes = append(l.sizes, sz)
+		bytes += sz
+		if cap(l.scratch) > 1<<20 {
+			l.scratch = nil
+		}
+	}
+	return len(recs)
+}
+
+// writeChunk hands one encoded chunk to tidwall/wal, recovering from a
+// failure if it can, and advances the written marks.
+func (l *Log) writeChunk(recs []pendingRec) error {
+	pre := l.segs.tail() // only the writer changes segs
+	if err := l.store.WriteBatch(&l.wbatch); err != nil {
+		if err := l.recoverWrite(err, pre); err != nil {
+			return err
+		}
+	}
+	var bytes int64
+	l.mu.Lock()
+	newSeg := l.segs.beginBatch(recs[0].index)
+	for i := range recs {
+		p := &recs[i]
+		if l.segs.advance(p.index, l.sizes[i]) {
+			newSeg = true
+		}
+		bytes += int64(l.sizes[i])
+		if !p.isMeta {
+			l.writtenSeq = p.seq
+			l.written++
+		}
+	}
+	l.writtenIndex = recs[len(recs)-1].index
+	if l.lowSpace {
+		l.lowSpent += bytes
+	}
+	l.mu.Unlock()
+	l.dirty = true
+	l.newSeg = l.newSeg || newSeg
+	return nil
+}
+
+// syncPolicy fsyncs when the policy (or the compactor) asks for it, or arms
+// the timer that bounds how long written data stays unsynced.
+func (l *Log) syncPolicy() error {
+	l.mu.Lock()
+	forced := l.forceSync > l.durableIndex
+	l.mu.Unlock()
+	due := l.syncDue
+	l.syncDue = false
+	switch {
+	case l.opts.NoSync:
+		if forced {
+			return l.sync()
+		}
+	case l.opts.SyncInterval == 0 || forced || due:
+		return l.sync()
+	case l.dirty && l.syncC == nil:
+		l.syncC, l.syncStop = l.hook.newTimer(l.opts.SyncInterval)
+	}
+	return nil
+}
+
+// sync fsyncs the current segment (and the directory after a new segment
+// file appeared), then moves the durable marks.
+func (l *Log) sync() error {
+	if l.syncStop != nil {
+		l.syncStop()
+		l.syncC, l.syncStop = nil, nil
+	}
+	if l.dirty {
+		if err := l.store.Sync(); err != nil {
+			return fmt.Errorf("wal: fsync: %w", err)
+		}
+		l.dirty = false
+	}
+	if l.newSeg {
+		if err := syncDir(l.dir); err != nil {
+			return fmt.Errorf("wal: fsync directory: %w", err)
+		}
+		l.newSeg = false
+	}
+	l.mu.Lock()
+	l.durableIndex, l.durableSeq = l.writtenIndex, l.writtenSeq
+	l.cond.Broadcast()
+	l.mu.Unlock()
+	return nil
+}
+
+// publish makes the newly acknowledgeable records visible and fires the
+// subscribers.
+func (l *Log) publish() {
+	l.mu.Lock()
+	c := l.writtenSeq
+	if l.opts.SyncInterval == 0 && !l.opts.NoSync {
+		c = l.durableSeq
+	}
+	l.mu.Unlock()
+	if c != l.committed.Load() {
+		l.committed.Store(c)
+		l.notify()
+	}
+}
+
+// fail kills the journal: nothing more is written, Committed reports err
+// and Append refuses everything.
+func (l *Log) fail(err error) {
+	l.log.Error().Err(err).Str("dir", l.dir).
+		Msg("wal: journal failed: changes after the last acknowledged one are refused until a restart")
+	l.mu.Lock()
+	if l.failed == nil {
+		l.failed = err
+		clear(l.pending)
+		l.pending = l.pending[:0]
+	}
+	l.cond.Broadcast()
+	l.mu.Unlock()
+	l.failErr.CompareAndSwap(nil, &err)
+	l.notify()
+}
+
+// shutdown writes what is pending, syncs, writes a final meta saying all
+// before it is durable, syncs again and closes the segments. Writer (or
+// Close, when no writer ever ran).
+func (l *Log) shutdown() {
+	if l.syncStop != nil {
+		l.syncStop()
+		l.syncC, l.syncStop = nil, nil
+	}
+	err := l.flushFinal()
+	if err != nil {
+		l.fail(err)
+	}
+	l.publish()
+	l.mu.Lock()
+	l.closed = true
+	if l.failed != nil {
+		err = l.failed
+	}
+	l.mu.Unlock()
+	if cerr := l.store.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("wal: close: %w", cerr)
+	}
+	l.closeErr = err
+}
+
+func (l *Log) flushFinal() error {
+	l.mu.Lock()
+	failed := l.failed
+	l.mu.Unlock()
+	if failed != nil {
+		return nil
+	}
+	for range 2 { // the records, then the final meta
+		if err := l.writeAll(l.take(true)); err != nil {
+			return err
+		}
+		if err := l.sync(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+var _ jobs.Journal = (*Log)(nil)
