@@ -1,0 +1,176 @@
+package jobs
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestPutReadyOrDelayed(t *testing.T) {
+	f := newFixture(t)
+	s, _ := f.session()
+	ready := f.put(s, 5, 0)
+	delayed := f.put(s, 5, time.Second)
+	assert.Equal(t, Ready, f.state(ready))
+	assert.Equal(t, Delayed, f.state(delayed))
+	assert.Equal(t, time.Second, f.jobStats(delayed).TimeLeft)
+	assert.Equal(t, time.Duration(0), f.jobStats(ready).TimeLeft)
+}
+
+func TestPutRejects(t *testing.T) {
+	f := newFixture(t)
+	s, _ := f.session()
+	for _, b := range [][]byte{nil, []byte("x"), []byte("ab\n"), []byte("ab\r")} {
+		_, _, err := s.Put(PutRequest{Body: b})
+		assert.ErrorIs(t, err, ErrBadBody, "%q", b)
+	}
+	f.q.SetDraining(true)
+	require.True(t, f.q.Draining())
+	id, _, err := s.Put(PutRequest{Body: body("x")})
+	assert.ErrorIs(t, err, ErrDraining)
+	f.q.SetDraining(false)
+	next, _, err := s.Put(PutRequest{Body: body("y")})
+	require.NoError(t, err)
+	assert.Equal(t, id+1, next, "a refused put spends its id")
+	assert.Equal(t, uint64(1), f.q.Stats().TotalJobs)
+}
+
+// Reserve takes the global minimum of (pri, id) over every watched tube,
+// whatever the tube it sits in.
+func TestReserveOrderAcrossTubes(t *testing.T) {
+	f := newFixture(t)
+	p, _ := f.session()
+	type put struct {
+		tube string
+		pri  uint32
+	}
+	puts := []put{{"a", 5}, {"b", 3}, {"default", 5}, {"a", 3}, {"b", 5}, {"c", 0}, {"default", 1}}
+	ids := make([]uint64, len(puts))
+	for i, x := range puts {
+		f.use(p, x.tube)
+		ids[i] = f.put(p, x.pri, 0)
+	}
+	c, _ := f.session()
+	f.watch(c, "a", "b") // not c
+	got := f.reserveIDs(c, 6)
+	want := []uint64{ids[6], ids[1], ids[3], ids[0], ids[2], ids[4]}
+	assert.Equal(t, want, got)
+	_, err := c.Reserve(0)
+	assert.ErrorIs(t, err, ErrTimedOut, "tube c is not watched")
+}
+
+// Delayed and released jobs keep their id, so at equal priority they still
+// come out before younger jobs.
+func TestDelayedAndReleasedKeepTheirID(t *testing.T) {
+	f := newFixture(t)
+	s, _ := f.session()
+	old := f.put(s, 7, time.Second)
+	mid := f.put(s, 7, 0)
+	got := f.reserve(s)
+	require.Equal(t, mid, got)
+	_, err := s.Release(mid, 7, 0)
+	require.NoError(t, err)
+	young := f.put(s, 7, 0)
+	f.advance(time.Second)
+	assert.Equal(t, []uint64{old, mid, young}, f.reserveIDs(s, 3))
+}
+
+// Delayed jobs become ready in deadline order, each handed to a waiter the
+// moment it is ready: two jobs put a moment apart with the same delay come
+// out in put order whatever their priorities (#400).
+func TestDelayedComeOutInDeadlineOrder(t *testing.T) {
+	f := newFixture(t)
+	p, _ := f.session()
+	first := f.put(p, 1000, 5*time.Second)
+	f.clock.Advance(time.Millisecond)
+	second := f.put(p, 1, 5*time.Second)
+	w1, _ := f.session()
+	w2, _ := f.session()
+	f.waitFor(w1, -1)
+	f.waitFor(w2, -1)
+	f.advance(5 * time.Second) // both are due in this one tick
+	id1, err := f.outcome(w1)
+	require.NoError(t, err)
+	id2, err := f.outcome(w2)
+	require.NoError(t, err)
+	assert.Equal(t, []uint64{first, second}, []uint64{id1, id2})
+}
+
+func TestReleaseAndBury(t *testing.T) {
+	f := newFixture(t)
+	s, _ := f.session()
+	a := f.put(s, 10, 0)
+	b := f.put(s, 10, 0)
+	c := f.put(s, 10, 0)
+	f.reserveIDs(s, 3)
+
+	_, err := s.Release(a, 20, 0)
+	require.NoError(t, err)
+	js := f.jobStats(a)
+	assert.Equal(t, Ready, js.State)
+	assert.Equal(t, uint32(20), js.Pri)
+	assert.Equal(t, uint32(1), js.Releases)
+
+	_, err = s.Release(b, 3, 2*time.Second)
+	require.NoError(t, err)
+	js = f.jobStats(b)
+	assert.Equal(t, Delayed, js.State)
+	assert.Equal(t, uint32(3), js.Pri)
+	assert.Equal(t, 2*time.Second, js.Delay)
+	assert.Equal(t, 2*time.Second, js.TimeLeft)
+
+	_, err = s.Bury(c, 1)
+	require.NoError(t, err)
+	js = f.jobStats(c)
+	assert.Equal(t, Buried, js.State)
+	assert.Equal(t, uint32(1), js.Pri)
+	assert.Equal(t, uint32(1), js.Buries)
+
+	// Only a job reserved by this session can be released, buried, touched.
+	other, _ := f.session()
+	d := f.put(other, 0, 0)
+	require.Equal(t, d, f.reserve(other))
+	for _, id := range []uint64{a, b, c, d, 999} {
+		_, err = s.Release(id, 0, 0)
+		assert.ErrorIs(t, err, ErrNotFound, "release %d", id)
+		_, err = s.Bury(id, 0)
+		assert.ErrorIs(t, err, ErrNotFound, "bury %d", id)
+		assert.ErrorIs(t, s.Touch(id), ErrNotFound, "touch %d", id)
+	}
+}
+
+func TestBuriedIsFIFO(t *testing.T) {
+	f := newFixture(t)
+	s, _ := f.session()
+	ids := []uint64{f.put(s, 9, 0), f.put(s, 1, 0), f.put(s, 5, 0)}
+	got := f.reserveIDs(s, 3) // 2nd, 3rd, 1st by priority
+	for _, id := range got {
+		_, err := s.Bury(id, 0)
+		require.NoError(t, err)
+	}
+	assert.Equal(t, []uint64{ids[1], ids[2], ids[0]}, got)
+	for _, want := range got { // kicked, and so reserved, in bury order
+		assert.Equal(t, want, f.found(s.PeekBuried()))
+		n, _, err := s.Kick(1)
+		require.NoError(t, err)
+		require.Equal(t, 1, n)
+		assert.Equal(t, uint32(1), f.jobStats(want).Kicks)
+	}
+}
+
+func TestTouchOwnReservationOnly(t *testing.T) {
+	f := newFixture(t)
+	s, _ := f.session()
+	id := f.putTTR(s, 0, 0, 5*time.Second)
+	f.reserve(s)
+	f.advance(4 * time.Second)
+	require.NoError(t, s.Touch(id))
+	assert.Equal(t, 5*time.Second, f.jobStats(id).TimeLeft)
+	f.advance(5 * time.Second) // the old deadline passed long ago; the new one is now
+	assert.Equal(t, Reserved, f.state(id))
+	f.advance(1)
+	assert.Equal(t, Ready, f.state(id))
+	assert.ErrorIs(t, s.Touch(id), ErrNotFound, "no longer reserved")
+}
