@@ -174,3 +174,53 @@ func TestTouchOwnReservationOnly(t *testing.T) {
 	assert.Equal(t, Ready, f.state(id))
 	assert.ErrorIs(t, s.Touch(id), ErrNotFound, "no longer reserved")
 }
+
+// Jobs due at the same instant become ready in (deadline, id) order, the
+// order peek-delayed shows, whichever timer shard or arming order they have.
+func TestEqualDeadlinesComeOutByID(t *testing.T) {
+	tests := []struct {
+		name string
+		// setup leaves two or more jobs delayed until t0+5s, returns their
+		// ids in the order they must reach the waiters.
+		setup func(f *fixture, s *Session) []uint64
+	}{
+		{"put together", func(f *fixture, s *Session) []uint64 {
+			f.put(s, 0, time.Hour) // spend ids so that the pair straddles a shard boundary
+			f.put(s, 0, time.Hour)
+			return []uint64{f.put(s, 9, 5*time.Second), f.put(s, 1, 5*time.Second)} // ids 3 and 4
+		}},
+		{"released after a younger put", func(f *fixture, s *Session) []uint64 {
+			old := f.put(s, 0, 0)
+			f.reserve(s)
+			for range 3 {
+				f.put(s, 0, time.Hour)
+			}
+			young := f.put(s, 0, 5*time.Second) // id 5: same timer shard as id 1
+			_, err := s.Release(old, 0, 5*time.Second)
+			require.NoError(f.t, err)
+			return []uint64{old, young}
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t)
+			p, _ := f.session()
+			want := tc.setup(f, p)
+			assert.Equal(t, want[0], f.found(p.PeekDelayed()))
+			var ws []*Session
+			for range want {
+				w, _ := f.session()
+				f.waitFor(w, -1)
+				ws = append(ws, w)
+			}
+			f.advance(5 * time.Second)
+			var got []uint64
+			for _, w := range ws {
+				id, err := f.outcome(w)
+				require.NoError(t, err)
+				got = append(got, id)
+			}
+			assert.Equal(t, want, got)
+		})
+	}
+}

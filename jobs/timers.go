@@ -1,6 +1,7 @@
 package jobs
 
 import (
+	"cmp"
 	"context"
 	"slices"
 	"sync"
@@ -27,22 +28,28 @@ type timers struct {
 	fireMu     sync.Mutex // one firing pass at a time; guards the buffers
 	firedJobs  []firedJob
 	firedSess  []*Session
-	firedTubes []*tube
+	firedTubes []firedTube
 	kick       chan struct{}
 	sleepUntil atomic.Int64 // when the driver next wakes on its own
 }
 
 type timerShard struct {
-	mu       sync.Mutex
-	jobs     *wheel.Wheel[*job]
-	sessions *wheel.Wheel[*Session]
-	tubes    *wheel.Wheel[*tube]
-	scratch  []*job
-	_        [64]byte
+	mu          sync.Mutex
+	jobs        *wheel.Wheel[*job]
+	sessions    *wheel.Wheel[*Session]
+	tubes       *wheel.Wheel[*tube]
+	scratch     []*job
+	tubeScratch []*tube
+	_           [64]byte
 }
 
 type firedJob struct {
 	j    *job
+	when int64
+}
+
+type firedTube struct {
+	t    *tube
 	when int64
 }
 
@@ -167,9 +174,11 @@ func (q *Queue) Run(ctx context.Context) {
 	}
 }
 
-// fire advances every wheel to now and runs what came due: delayed jobs in
-// deadline order (ties by arming order), then expired TTRs, waits and
-// pauses.
+// fire advances every wheel to now and runs what came due: job timers
+// (delays ending, TTRs running out) in (deadline, id) order - the order of a
+// tube's delay heap, so equal deadlines do not depend on timer shards or on
+// arming order - then pauses ending in (deadline, tube creation) order, then
+// session waits.
 func (q *Queue) fire(now int64) {
 	ts := &q.timers
 	ts.fireMu.Lock()
@@ -182,18 +191,24 @@ func (q *Queue) fire(now int64) {
 		for _, j := range s.scratch {
 			jobsDue = append(jobsDue, firedJob{j, j.timer.When()})
 		}
+		s.tubeScratch = s.tubes.Advance(now, s.tubeScratch[:0])
+		for _, t := range s.tubeScratch {
+			tubes = append(tubes, firedTube{t, t.timer.When()})
+		}
 		sess = s.sessions.Advance(now, sess)
-		tubes = s.tubes.Advance(now, tubes)
 		s.mu.Unlock()
 	}
-	slices.SortStableFunc(jobsDue, func(a, b firedJob) int {
-		return cmpInt64(a.when, b.when)
+	slices.SortFunc(jobsDue, func(a, b firedJob) int {
+		return cmp.Or(cmp.Compare(a.when, b.when), cmp.Compare(a.j.id, b.j.id))
+	})
+	slices.SortFunc(tubes, func(a, b firedTube) int {
+		return cmp.Or(cmp.Compare(a.when, b.when), cmp.Compare(a.t.serial, b.t.serial))
 	})
 	for _, f := range jobsDue {
 		q.jobTimer(f.j, now)
 	}
-	for _, t := range tubes {
-		q.unpause(t, now)
+	for _, f := range tubes {
+		q.unpause(f.t, now)
 	}
 	for _, s := range sess {
 		q.sessionTimer(s, now)
@@ -202,16 +217,6 @@ func (q *Queue) fire(now int64) {
 	clear(sess)
 	clear(tubes)
 	ts.firedJobs, ts.firedSess, ts.firedTubes = jobsDue[:0], sess[:0], tubes[:0]
-}
-
-func cmpInt64(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // jobTimer handles a job's timer: a delay ending, or a TTR running out. A

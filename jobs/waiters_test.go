@@ -221,3 +221,24 @@ func TestCloseWithAHandedJob(t *testing.T) {
 	assert.Equal(t, int64(1), st.Reserved)
 	assert.Zero(t, st.Waiting)
 }
+
+// Pauses ending in the same tick are served oldest tube first, whatever
+// timer shard each tube's timer sits in.
+func TestSimultaneousUnpausesServeOldestTubeFirst(t *testing.T) {
+	f := newFixture(t)
+	p, _ := f.session()
+	f.watch(p, "a", "b", "c") // serials 2, 3, 4
+	var ids []uint64
+	for _, n := range []string{"b", "c"} {
+		f.use(p, n)
+		ids = append(ids, f.put(p, 0, 0))
+		require.NoError(t, f.q.PauseTube([]byte(n), time.Second))
+	}
+	c, _ := f.session()
+	f.watch(c, "c", "b")
+	f.waitFor(c, -1)
+	f.advance(time.Second)
+	got, err := f.outcome(c)
+	require.NoError(t, err)
+	assert.Equal(t, ids[0], got, "tube b is older than c")
+}
