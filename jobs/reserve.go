@@ -149,7 +149,9 @@ func (s *Session) startWait(now int64, timeout time.Duration) {
 		when = now + int64(timeout)
 	}
 	s.mu.Lock()
-	if soonest, ok := s.soonest(); ok && soonest-second < when {
+	soonest, ok := s.soonest()
+	s.waitSoon = ok && soonest-second <= when
+	if s.waitSoon {
 		when = soonest - second
 	}
 	s.mu.Unlock()
@@ -173,18 +175,20 @@ func (s *Session) unregisterWait(from *tube) {
 }
 
 // sessionTimer ends a wait whose timeout or DEADLINE_SOON margin came.
-func (q *Queue) sessionTimer(s *Session, now int64) {
+func (q *Queue) sessionTimer(s *Session) {
 	if !s.wstate.CompareAndSwap(waiting, claimed) {
 		return
 	}
 	q.stats.add(0, cWaiting, -1)
 	s.unregisterWait(nil)
-	err := ErrTimedOut
-	if s.deadlineSoon(now) {
-		err = ErrDeadlineSoon
-	}
 	s.mu.Lock()
-	s.outcome, s.outcomeErr = JobData{}, err
+	s.outcome, s.outcomeErr = JobData{}, ErrTimedOut
+	if s.waitSoon {
+		// Decided when the timer was armed, not now: a late tick may
+		// already have timed the job out, and a timely one would have
+		// answered DEADLINE_SOON.
+		s.outcomeErr = ErrDeadlineSoon
+	}
 	s.mu.Unlock()
 	s.deliver()
 }

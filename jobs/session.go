@@ -50,6 +50,10 @@ type Session struct {
 	outcomeErr error
 	hasOutcome bool
 	isClosed   bool
+	// waitSoon: the pending wait's timer is its DEADLINE_SOON margin
+	// rather than its timeout. The jobs of a waiting session cannot be
+	// touched, so the margin, once armed, only ever comes true.
+	waitSoon bool
 }
 
 // NewSession opens a session using and watching "default". wake, if not nil,

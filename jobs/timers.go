@@ -211,7 +211,7 @@ func (q *Queue) fire(now int64) {
 		q.unpause(f.t, now)
 	}
 	for _, s := range sess {
-		q.sessionTimer(s, now)
+		q.sessionTimer(s)
 	}
 	clear(jobsDue)
 	clear(sess)

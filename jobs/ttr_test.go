@@ -203,3 +203,24 @@ func TestCloseReleasesReservedJobs(t *testing.T) {
 	f.advance(time.Minute) // the cancelled wait's timer fires nothing
 	assert.Equal(t, int64(2), f.q.Stats().Ready)
 }
+
+// A tick that comes late - after both the DEADLINE_SOON margin and the TTR
+// of a job held by a waiting session - answers what a timely tick would
+// have: DEADLINE_SOON. A reserve without a timeout never times out.
+func TestLateTickStillAnswersDeadlineSoon(t *testing.T) {
+	for _, timeout := range []time.Duration{-1, time.Hour} {
+		f := newFixture(t)
+		s, w := f.session()
+		f.use(s, "x")
+		f.watch(s, "x")
+		id := f.putTTR(s, 0, 0, 2*time.Second)
+		f.reserve(s)
+		f.ignore(s, "x") // the expired job must not simply come back to s
+		f.waitFor(s, timeout)
+		f.advance(5 * time.Second)
+		require.Equal(t, 1, w.n)
+		_, err := f.outcome(s)
+		assert.ErrorIs(t, err, ErrDeadlineSoon, "timeout %v", timeout)
+		assert.Equal(t, Ready, f.state(id))
+	}
+}
