@@ -77,51 +77,102 @@ func putReplies(c *Conn, w *worker, sent []int64, head, inflight *int) error {
 	return nil
 }
 
-// reserveLoop drains the tubes c watches: batch reserve-with-timeout 0
-// commands in one write, then one delete per job reserved in one write. It
-// stops at the first TIMED_OUT (the queue is empty), when ctl stops, or once
-// the budget is spent by jobs actually deleted. Latency is the batch's round
-// trip, recorded once per job.
+// reserveLoop drains the tubes c watches with reserve-with-timeout 0 and
+// delete. With batch 1 it is strictly request/response: reserve, wait,
+// delete, wait. With a larger batch it writes batch reserves at once and,
+// once they are answered, deletes every job reserved in one write, which
+// also carries the next batch's reserves (one round trip per batch). It
+// stops after the first TIMED_OUT (the queue is empty), when ctl stops, or
+// once the budget is spent by jobs actually deleted. Latency is a batch's
+// reserve write to its delete acknowledgement, recorded once per job.
 func reserveLoop(c *Conn, w *worker, ctl *control, batch int) error {
-	ids := make([]uint64, 0, batch)
-	for !ctl.stopped() {
-		counted := ctl.measure.Load()
-		t0 := nanotime()
+	cur := reserved{ids: make([]uint64, 0, batch)}
+	more := true
+	for {
+		more = more && !ctl.stopped()
+		if len(cur.ids) == 0 && !more {
+			return nil
+		}
+		for _, id := range cur.ids {
+			c.WriteDelete(id)
+		}
+		if len(cur.ids) > 0 && (batch == 1 || !more) {
+			if err := c.Flush(); err != nil {
+				return err
+			}
+			if err := cur.settle(c, w, ctl, &more); err != nil {
+				return err
+			}
+			if !more {
+				return nil
+			}
+		}
+		t0, counted := nanotime(), ctl.measure.Load()
 		for range batch {
 			c.WriteReserve(0)
 		}
 		if err := c.Flush(); err != nil {
 			return err
 		}
-		ids = ids[:0]
-		empty := false
-		for range batch {
-			r, err := c.ReadReply()
-			if err != nil {
-				return err
-			}
-			switch r.Kind {
-			case KindReserved:
-				ids = append(ids, r.ID)
-			case KindTimedOut:
-				empty = true
-			default:
-				w.fail(r)
-			}
+		if err := cur.settle(c, w, ctl, &more); err != nil {
+			return err
 		}
-		done, err := deleteAll(c, w, ids)
+		empty, err := cur.read(c, w, batch)
 		if err != nil {
 			return err
 		}
-		if counted && done > 0 {
-			fit, spent := ctl.take(done)
-			w.hist.RecordN(nanotime()-t0, fit)
-			w.count(fit)
-			empty = empty || spent
+		cur.t0, cur.counted, more = t0, counted, more && !empty
+	}
+}
+
+// reserved is a batch of jobs reserved by one reserveLoop and not yet deleted.
+type reserved struct {
+	ids     []uint64
+	t0      int64 // when its reserves were written
+	counted bool
+}
+
+// read collects n reserve replies; empty reports a TIMED_OUT among them.
+func (b *reserved) read(c *Conn, w *worker, n int) (empty bool, err error) {
+	b.ids = b.ids[:0]
+	for range n {
+		r, err := c.ReadReply()
+		if err != nil {
+			return empty, err
 		}
-		if empty {
-			return nil
+		switch r.Kind {
+		case KindReserved:
+			b.ids = append(b.ids, r.ID)
+		case KindTimedOut:
+			empty = true
+		default:
+			w.fail(r)
 		}
+	}
+	return empty, nil
+}
+
+// settle reads the replies to the deletes of b (already written) and counts
+// them; it clears *more when the budget is spent.
+func (b *reserved) settle(c *Conn, w *worker, ctl *control, more *bool) error {
+	done := 0
+	for range b.ids {
+		r, err := c.ReadReply()
+		if err != nil {
+			return err
+		}
+		if r.Kind == KindDeleted {
+			done++
+		} else {
+			w.fail(r)
+		}
+	}
+	b.ids = b.ids[:0]
+	if b.counted && done > 0 {
+		fit, spent := ctl.take(done)
+		w.hist.RecordN(nanotime()-b.t0, fit)
+		w.count(fit)
+		*more = *more && !spent
 	}
 	return nil
 }

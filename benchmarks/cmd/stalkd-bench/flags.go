@@ -23,6 +23,7 @@ type options struct {
 	json, quiet      bool
 	ceiling          bool
 	serverLog        bool
+	cpuProfile       string
 }
 
 func (o *options) comparing() bool {
@@ -86,6 +87,7 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	fs.BoolVar(&o.json, "json", false, "print JSON instead of tables")
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress line on stderr")
 	fs.BoolVar(&o.serverLog, "server-log", false, "pass started servers' output to stderr")
+	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write the generator's CPU profile to this file")
 	noCeiling := fs.Bool("no-ceiling", false, "skip the echo-server ceiling run")
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		o.scenario, args = args[0], args[1:]
