@@ -51,7 +51,7 @@ func (q *Queue) handOff(t *tube, j *job, now int64, st int, w *wakeups) bool {
 		if s == nil {
 			return false
 		}
-		if !s.wstate.CompareAndSwap(waiting, claimed) {
+		if !s.claim(claimed) {
 			continue // claimed elsewhere; its claimer cleans up
 		}
 		q.stats.add(st, cWaiting, -1)

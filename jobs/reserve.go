@@ -69,12 +69,12 @@ func (s *Session) TakeOutcome() (JobData, error) {
 	}
 	d, err := s.outcome, s.outcomeErr
 	s.outcome, s.outcomeErr, s.hasOutcome = JobData{}, nil, false
-	s.wstate.Store(idle)
+	s.wstate.Store(s.waits << waitShift) // idle
 	return d, err
 }
 
 // Waiting reports whether a Reserve is pending.
-func (s *Session) Waiting() bool { return s.wstate.Load() != idle }
+func (s *Session) Waiting() bool { return s.wstate.Load()&stateMask != idle }
 
 // ReserveJob reserves the job id whatever its tube, if it is ready, delayed
 // or buried. It ignores pauses and never answers ErrDeadlineSoon.
@@ -142,7 +142,8 @@ func (s *Session) startWait(now int64, timeout time.Duration) {
 	for _, t := range s.waitTubes {
 		t.waiters.add(s)
 	}
-	s.wstate.Store(waiting)
+	s.waits++
+	s.wstate.Store(s.waits<<waitShift | waiting)
 	q.stats.add(s.stripe, cWaiting, 1)
 	when := int64(math.MaxInt64)
 	if timeout > 0 {
@@ -156,7 +157,7 @@ func (s *Session) startWait(now int64, timeout time.Duration) {
 	}
 	s.mu.Unlock()
 	if when != math.MaxInt64 {
-		q.timers.scheduleSession(s, when)
+		q.timers.scheduleSession(s, when, s.waits)
 	}
 }
 
@@ -174,9 +175,11 @@ func (s *Session) unregisterWait(from *tube) {
 	}
 }
 
-// sessionTimer ends a wait whose timeout or DEADLINE_SOON margin came.
-func (q *Queue) sessionTimer(s *Session) {
-	if !s.wstate.CompareAndSwap(waiting, claimed) {
+// sessionTimer ends wait number wait, whose timeout or DEADLINE_SOON margin
+// came, unless that wait is already over: the timer may have been collected
+// just before a job ended the wait and the owner started the next one.
+func (q *Queue) sessionTimer(s *Session, wait uint64) {
+	if !s.claimWait(wait, claimed) {
 		return
 	}
 	q.stats.add(0, cWaiting, -1)

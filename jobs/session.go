@@ -9,12 +9,17 @@ import (
 	"github.com/stalkd/stalkd/jobs/internal/wheel"
 )
 
-// Wait states of a session (Session.wstate).
+// Wait states of a session: the low bits of Session.wstate. The bits above
+// them number the session's waits, so that a timer armed for one wait can
+// never end a later one.
 const (
-	idle    int32 = iota
-	waiting       // registered as a waiter on every watched tube
-	claimed       // a job or a timeout has been given to it; delivery follows
+	idle    uint64 = iota
+	waiting        // registered as a waiter on every watched tube
+	claimed        // a job or a timeout has been given to it; delivery follows
 	closed
+
+	stateMask = 3
+	waitShift = 2
 )
 
 // Session is one client of the queue: a network connection, or a goroutine
@@ -39,10 +44,14 @@ type Session struct {
 	worker      bool
 
 	// Wait state. waitTubes is written by the owner before the session is
-	// published as waiting, and read by whoever claims the wait.
-	wstate    atomic.Int32
+	// published as waiting, and read by whoever claims the wait. waits
+	// counts the waits started (owner only); timerWait is the wait the
+	// timer was armed for (guarded by the timer shard's lock).
+	wstate    atomic.Uint64 // waits<<waitShift | state
+	waits     uint64
 	waitTubes []*tube
 	timer     wheel.Timer[*Session]
+	timerWait uint64
 
 	mu         sync.Mutex
 	reserved   jobList // jobs reserved by this session
@@ -196,6 +205,25 @@ func addWatching(t *tube, d int64) {
 	t.mu.Unlock()
 }
 
+// claim moves the current wait, whichever it is, from waiting to state to;
+// it fails if the session is not waiting. Exactly one claim of a wait wins.
+func (s *Session) claim(to uint64) bool {
+	for {
+		v := s.wstate.Load()
+		if v&stateMask != waiting {
+			return false
+		}
+		if s.wstate.CompareAndSwap(v, v&^stateMask|to) {
+			return true
+		}
+	}
+}
+
+// claimWait is claim for wait number n only: it fails if that wait is over.
+func (s *Session) claimWait(n, to uint64) bool {
+	return s.wstate.CompareAndSwap(n<<waitShift|waiting, n<<waitShift|to)
+}
+
 // Close ends the session: a pending wait is cancelled, every job it reserved
 // (including one handed to it but not yet taken) goes back to ready, and its
 // tube references are dropped. The session must not be used afterwards.
@@ -204,7 +232,7 @@ func (s *Session) Close() {
 	s.mu.Lock()
 	s.isClosed = true
 	s.mu.Unlock()
-	if s.wstate.CompareAndSwap(waiting, closed) {
+	if s.claim(closed) {
 		q.stats.add(s.stripe, cWaiting, -1)
 		s.unregisterWait(nil)
 		q.timers.cancelSession(s)

@@ -27,7 +27,7 @@ type timers struct {
 	shards     [timerShards]timerShard
 	fireMu     sync.Mutex // one firing pass at a time; guards the buffers
 	firedJobs  []firedJob
-	firedSess  []*Session
+	firedSess  []firedSession
 	firedTubes []firedTube
 	kick       chan struct{}
 	sleepUntil atomic.Int64 // when the driver next wakes on its own
@@ -40,12 +40,18 @@ type timerShard struct {
 	tubes       *wheel.Wheel[*tube]
 	scratch     []*job
 	tubeScratch []*tube
+	sessScratch []*Session
 	_           [64]byte
 }
 
 type firedJob struct {
 	j    *job
 	when int64
+}
+
+type firedSession struct {
+	s    *Session
+	wait uint64 // the wait the timer was armed for
 }
 
 type firedTube struct {
@@ -79,9 +85,11 @@ func (ts *timers) cancelJob(j *job) {
 	s.mu.Unlock()
 }
 
-func (ts *timers) scheduleSession(x *Session, when int64) {
+// scheduleSession arms x's timer for its wait number wait.
+func (ts *timers) scheduleSession(x *Session, when int64, wait uint64) {
 	s := &ts.shards[x.id%timerShards]
 	s.mu.Lock()
+	x.timerWait = wait
 	s.sessions.Schedule(&x.timer, when)
 	s.mu.Unlock()
 	ts.poke(when)
@@ -195,7 +203,10 @@ func (q *Queue) fire(now int64) {
 		for _, t := range s.tubeScratch {
 			tubes = append(tubes, firedTube{t, t.timer.When()})
 		}
-		sess = s.sessions.Advance(now, sess)
+		s.sessScratch = s.sessions.Advance(now, s.sessScratch[:0])
+		for _, x := range s.sessScratch {
+			sess = append(sess, firedSession{x, x.timerWait})
+		}
 		s.mu.Unlock()
 	}
 	slices.SortFunc(jobsDue, func(a, b firedJob) int {
@@ -210,8 +221,8 @@ func (q *Queue) fire(now int64) {
 	for _, f := range tubes {
 		q.unpause(f.t, now)
 	}
-	for _, s := range sess {
-		q.sessionTimer(s)
+	for _, f := range sess {
+		q.sessionTimer(f.s, f.wait)
 	}
 	clear(jobsDue)
 	clear(sess)

@@ -242,3 +242,32 @@ func TestSimultaneousUnpausesServeOldestTubeFirst(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, ids[0], got, "tube b is older than c")
 }
+
+// A session's timer that falls due in the same tick as the job ending its
+// wait must not end the next wait. The wake function here reacts at once,
+// inside the tick - the worst interleaving an event loop on another core
+// can produce.
+func TestStaleWaitTimerDoesNotEndTheNextWait(t *testing.T) {
+	f := newFixture(t)
+	p, _ := f.session()
+	first := f.put(p, 0, 2*time.Second)
+	var s *Session
+	var got []uint64
+	var errs []error
+	s = f.q.NewSession(func() {
+		d, err := s.TakeOutcome()
+		got, errs = append(got, d.ID), append(errs, err)
+		if len(got) == 1 {
+			_, err = s.Reserve(-1) // wait again, for ever
+			require.ErrorIs(t, err, ErrWaiting)
+		}
+	})
+	f.waitFor(s, 2*time.Second) // times out in the very tick the job comes
+	f.advance(2 * time.Second)
+	require.Equal(t, []uint64{first}, got)
+	require.Equal(t, []error{nil}, errs)
+	assert.True(t, s.Waiting(), "the second wait goes on")
+	second := f.put(p, 0, 0)
+	assert.Equal(t, []uint64{first, second}, got)
+	assert.Equal(t, []error{nil, nil}, errs)
+}
