@@ -81,6 +81,7 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.compare, "compare", "", "compare against this second address (B)")
 	fs.StringVar(&o.serverA, "server-a", "", "compare: start A from this template, fresh per run")
 	fs.StringVar(&o.serverB, "server-b", "", "compare: start B from this template, fresh per run")
+	fs.StringVar(&o.cfg.Label, "label", "", "name of the target in reports")
 	fs.StringVar(&o.labelA, "label-a", "", "compare: name of A in reports")
 	fs.StringVar(&o.labelB, "label-b", "", "compare: name of B in reports")
 	fs.IntVar(&o.rounds, "rounds", 3, "compare: rounds of A and B")

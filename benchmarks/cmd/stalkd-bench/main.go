@@ -67,7 +67,7 @@ func runSingle(o *options, stdout, stderr io.Writer) error {
 		}
 		defer srv.Stop()
 		cfg.Addr, cfg.PID = srv.Addr, srv.PID
-		cfg.Label = firstWord(o.server)
+		cfg.Label = pick(cfg.Label, firstWord(o.server))
 	case cfg.Addr == "echo":
 		echo, err := loadgen.StartEcho("127.0.0.1:0", max(cfg.Size, 100))
 		if err != nil {
