@@ -3,6 +3,7 @@ package jobs
 import (
 	"cmp"
 	"context"
+	"math"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -30,7 +31,7 @@ type timers struct {
 	firedSess  []firedSession
 	firedTubes []firedTube
 	kick       chan struct{}
-	sleepUntil atomic.Int64 // when the driver next wakes on its own
+	sleepUntil atomic.Int64 // when the driver next wakes on its own; MaxInt64 while it plans
 }
 
 type timerShard struct {
@@ -154,6 +155,10 @@ func (ts *timers) next() (int64, bool) {
 // call it after moving a ManualClock.
 func (q *Queue) Tick() { q.fire(q.clock.Now()) }
 
+// testHookRunIdle, set by tests only, runs in Run after it has read the
+// next deadline and before it sleeps.
+var testHookRunIdle func()
+
 // Run drives the queue's timers from its clock until ctx is done, sleeping
 // until the next deadline. One Run per queue.
 func (q *Queue) Run(ctx context.Context) {
@@ -163,10 +168,17 @@ func (q *Queue) Run(ctx context.Context) {
 	for {
 		now := q.clock.Now()
 		q.fire(now)
+		// While next reads the shards one by one, a timer armed in a shard
+		// it has passed would go unseen: until the sleep is planned, every
+		// arming kicks the driver.
+		ts.sleepUntil.Store(math.MaxInt64)
 		d := time.Hour
 		if next, ok := ts.next(); ok {
 			d = max(time.Duration(next-now), Resolution/4)
 			d = min(d, time.Hour)
+		}
+		if testHookRunIdle != nil {
+			testHookRunIdle()
 		}
 		ts.sleepUntil.Store(now + int64(d))
 		tm.Reset(d)
