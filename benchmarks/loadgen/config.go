@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"strconv"
 	"time"
 )
@@ -103,12 +104,27 @@ func (c Config) Validate() error {
 		return fmt.Errorf("loadgen: unknown scenario %q (want one of %v)", c.Scenario, Scenarios)
 	case c.Addr == "":
 		return errors.New("loadgen: no target address")
+	case !isLoopback(c.Addr):
+		return fmt.Errorf("loadgen: %q is not a loopback address: stalkd-bench only loads this machine", c.Addr)
 	case c.Scenario == ScenarioMem && c.PID == 0:
 		return errors.New("loadgen: mem needs the server's pid (start it with --server, or pass --pid)")
 	case c.Batch > 1<<16 || c.Pipeline > 1<<16:
 		return errors.New("loadgen: batch and pipeline are capped at 65536")
 	}
 	return nil
+}
+
+// isLoopback: addr is host:port with host localhost or a loopback IP.
+func isLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // tubeName is the tube of connection i.

@@ -188,10 +188,15 @@ func TestHardTimeoutEndsStuckRun(t *testing.T) {
 }
 
 func TestValidate(t *testing.T) {
-	_, err := Run(Config{Addr: "x", Scenario: "nope"})
+	_, err := Run(Config{Addr: "127.0.0.1:1", Scenario: "nope"})
 	assert.ErrorContains(t, err, "unknown scenario")
-	_, err = Run(Config{Addr: "x", Scenario: ScenarioMem})
+	_, err = Run(Config{Addr: "127.0.0.1:1", Scenario: ScenarioMem})
 	assert.ErrorContains(t, err, "pid")
 	_, err = Run(Config{Scenario: ScenarioPut})
 	assert.ErrorContains(t, err, "address")
+	_, err = Run(Config{Addr: "10.1.2.3:11300", Scenario: ScenarioPut})
+	assert.ErrorContains(t, err, "loopback")
+	assert.True(t, isLoopback("[::1]:1"))
+	assert.True(t, isLoopback("localhost:1"))
+	assert.False(t, isLoopback("example.com:1"))
 }
