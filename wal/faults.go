@@ -14,9 +14,9 @@ import (
 //   - disk full (ENOSPC, EDQUOT): release the space reserve and retry once;
 //   - anything else, or a second failure: the journal is dead (fail).
 
-// recoverWrite handles a failed WriteBatch of the chunk in l.wbatch; pre is
-// the current segment before it. It returns nil once the chunk is written.
-func (l *Log) recoverWrite(err error, pre segment) error {
+// recoverWrite handles a failed WriteBatch of recs; pre is the current
+// segment before it. It returns nil once the chunk is written.
+func (l *Log) recoverWrite(err error, pre segment, recs []pendingRec) error {
 	l.log.Error().Err(err).Str("dir", l.dir).Msg("wal: write failed")
 	if rerr := l.rollback(pre); rerr != nil {
 		return fmt.Errorf("wal: write: %w (and rolling back failed: %v)", err, rerr)
@@ -24,6 +24,7 @@ func (l *Log) recoverWrite(err error, pre segment) error {
 	if !isNoSpace(err) || !l.releaseReserve() {
 		return fmt.Errorf("wal: write: %w", err)
 	}
+	l.fill(recs) // the batch may have been consumed by the failed attempt
 	if err := l.store.WriteBatch(&l.wbatch); err != nil {
 		if rerr := l.rollback(pre); rerr != nil {
 			return fmt.Errorf("wal: write after releasing the space reserve: %w (and rolling back failed: %v)", err, rerr)

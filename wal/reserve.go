@@ -85,6 +85,7 @@ func (l *Log) releaseReserve() bool {
 	held := l.reserveHeld
 	l.reserveHeld, l.lowSpace, l.lowSpent = false, true, 0
 	l.mu.Unlock()
+	l.lastRetry = l.hook.now() // re-creating it at once would take the room back
 	if !held {
 		return false
 	}

@@ -131,7 +131,7 @@ func (l *Log) fill(recs []pendingRec) int {
 func (l *Log) writeChunk(recs []pendingRec) error {
 	pre := l.segs.tail() // only the writer changes segs
 	if err := l.store.WriteBatch(&l.wbatch); err != nil {
-		if err := l.recoverWrite(err, pre); err != nil {
+		if err := l.recoverWrite(err, pre, recs); err != nil {
 			return err
 		}
 	}

@@ -1,0 +1,306 @@
+package wal
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	twal "github.com/tidwall/wal"
+
+	"github.com/stalkd/stalkd/jobs"
+)
+
+// faults is a simulated disk under a real directory: a capacity (the files
+// in the directory may not exceed it: a write that goes over fails with
+// ENOSPC after reaching the file, like a real partial write) and errors to
+// inject into writes and fsyncs.
+type faults struct {
+	mu       sync.Mutex
+	dir      string
+	capacity int64 // 0: unlimited
+	writeErr error // every WriteBatch fails with it (after leaving garbage)
+	syncErr  error
+	syncs    int
+	writes   int
+	// syncGate, if set, makes each Sync wait for a value from it (outside
+	// the lock); synced gets a value after each Sync.
+	syncGate chan struct{}
+	synced   chan struct{}
+}
+
+func (f *faults) set(fn func(f *faults)) {
+	f.mu.Lock()
+	fn(f)
+	f.mu.Unlock()
+}
+
+func (f *faults) usage() int64 {
+	ents, _ := os.ReadDir(f.dir)
+	var n int64
+	for _, e := range ents {
+		if info, err := e.Info(); err == nil && !e.IsDir() && e.Name() != "lock" {
+			n += info.Size()
+		}
+	}
+	return n
+}
+
+func (f *faults) hooks() hooks {
+	return hooks{
+		openStore: func(dir string, size int64) (store, error) {
+			st, err := openTidwall(dir, size)
+			if err != nil {
+				return nil, err
+			}
+			return &faultStore{store: st, f: f}, nil
+		},
+		makeReserve: func(path string, size int64) error {
+			f.mu.Lock()
+			full := f.capacity > 0 && f.usage()+size > f.capacity
+			f.mu.Unlock()
+			if full {
+				return &os.PathError{Op: "write", Path: path, Err: syscall.ENOSPC}
+			}
+			return writeReserve(path, size)
+		},
+	}
+}
+
+type faultStore struct {
+	store
+	f *faults
+}
+
+func (s *faultStore) WriteBatch(b *twal.Batch) error {
+	s.f.mu.Lock()
+	defer s.f.mu.Unlock()
+	s.f.writes++
+	if err := s.f.writeErr; err != nil {
+		files, _, _ := listSegments(s.f.dir)
+		if len(files) > 0 {
+			g, _ := os.OpenFile(files[len(files)-1].path, os.O_APPEND|os.O_WRONLY, 0)
+			g.Write([]byte("\x40partial write garbage"))
+			g.Close()
+		}
+		return &os.PathError{Op: "write", Path: s.f.dir, Err: err}
+	}
+	if err := s.store.WriteBatch(b); err != nil {
+		return err
+	}
+	if s.f.capacity > 0 && s.f.usage() > s.f.capacity {
+		return &os.PathError{Op: "write", Path: s.f.dir, Err: syscall.ENOSPC}
+	}
+	return nil
+}
+
+func (s *faultStore) Sync() error {
+	s.f.mu.Lock()
+	gate, done := s.f.syncGate, s.f.synced
+	s.f.mu.Unlock()
+	if gate != nil {
+		<-gate
+	}
+	if done != nil {
+		defer func() { done <- struct{}{} }()
+	}
+	s.f.mu.Lock()
+	defer s.f.mu.Unlock()
+	s.f.syncs++
+	if s.f.syncErr != nil {
+		return &os.PathError{Op: "fsync", Path: s.f.dir, Err: s.f.syncErr}
+	}
+	return s.store.Sync()
+}
+
+func newFaultHarness(t *testing.T, opts Options) (*harness, *faults) {
+	h := newHarness(t, opts)
+	f := &faults{dir: h.dir}
+	h.hooks = f.hooks()
+	return h, f
+}
+
+func TestDiskFull(t *testing.T) {
+	opts := testOptions(t)
+	opts.SegmentSize = 2048 // reserve: 64 KiB
+	h, f := newFaultHarness(t, opts)
+	h.open()
+	body := strings.Repeat("b", 200)
+	var acked []uint64
+	for range 100 {
+		id, seq, err := h.q.put("default", 0, 0, body)
+		require.NoError(t, err)
+		require.NoError(t, h.wait(seq))
+		acked = append(acked, id)
+	}
+	f.set(func(f *faults) { f.capacity = f.usage() + 3000 })
+
+	refused := 0
+	for range 200 {
+		id, seq, err := h.q.put("default", 0, 0, body)
+		if err != nil {
+			require.ErrorIs(t, err, jobs.ErrOutOfMemory)
+			refused++
+			continue
+		}
+		require.Zero(t, refused, "once refused, puts stay refused until space is freed")
+		require.NoError(t, h.wait(seq), "an accepted put is logged, using the reserve")
+		acked = append(acked, id)
+	}
+	require.Positive(t, refused, "the disk filled")
+	c, err := h.l.Committed()
+	require.NoError(t, err, "a full disk is not a journal failure")
+	_, err = h.q.bury(acked[0], 1)
+	require.NoError(t, err, "updates are still logged in the reserve's room")
+
+	// Deletes of existing jobs still succeed.
+	for _, id := range acked[:len(acked)-5] {
+		seq, err := h.q.del(id)
+		require.NoError(t, err)
+		require.NoError(t, h.wait(seq))
+	}
+	require.Greater(t, h.l.committed.Load(), c)
+
+	// Compaction frees the segments of the deleted jobs; the reserve comes
+	// back and puts are accepted again.
+	h.settle()
+	h.l.mu.Lock()
+	low := h.l.lowSpace
+	h.l.mu.Unlock()
+	require.False(t, low, "space recovered")
+	id, seq, err := h.q.put("default", 0, 0, "after recovery")
+	require.NoError(t, err)
+	require.NoError(t, h.wait(seq))
+
+	want := h.q.loggedCopy()
+	assert.Contains(t, want, id)
+	assert.Len(t, want, 6)
+	f.set(func(f *faults) { f.capacity = 0 })
+	h.restart()
+	requireRestored(t, want, h.q)
+}
+
+func TestWriteErrorKillsJournal(t *testing.T) {
+	for _, opts := range []Options{{}, {SyncInterval: time.Hour}, {NoSync: true}} {
+		opts.Logger = testOptions(t).Logger
+		h, f := newFaultHarness(t, opts)
+		h.open()
+		for range 10 {
+			_, seq, err := h.q.put("default", 0, 0, "kept")
+			require.NoError(t, err)
+			require.NoError(t, h.wait(seq))
+		}
+		want := h.q.loggedCopy()
+		f.set(func(f *faults) { f.writeErr = syscall.EIO })
+		_, seq, err := h.q.put("default", 0, 0, "lost")
+		require.NoError(t, err, "Append only buffers")
+		err = h.wait(seq)
+		require.Error(t, err, "never acknowledged")
+		assert.ErrorIs(t, err, syscall.EIO)
+		_, _, err = h.q.put("default", 0, 0, "refused")
+		assert.ErrorIs(t, err, jobs.ErrJournal)
+		_, err = h.q.del(h.q.ids()[0])
+		assert.ErrorIs(t, err, jobs.ErrJournal)
+
+		assert.ErrorIs(t, h.l.Close(), syscall.EIO, "Close reports the failure")
+		f.set(func(f *faults) { f.writeErr = nil })
+		h.open()
+		requireRestored(t, want, h.q)
+		h.close()
+		h.l = nil
+	}
+}
+
+func TestFullDiskWithoutReserveKillsJournal(t *testing.T) {
+	h, f := newFaultHarness(t, testOptions(t))
+	h.open()
+	_, seq, err := h.q.put("default", 0, 0, "kept")
+	require.NoError(t, err)
+	require.NoError(t, h.wait(seq))
+	want := h.q.loggedCopy()
+	f.set(func(f *faults) { f.writeErr = syscall.ENOSPC })
+	_, seq, _ = h.q.put("default", 0, 0, "lost")
+	err = h.wait(seq)
+	require.ErrorIs(t, err, syscall.ENOSPC, "even the reserve's room did not help")
+	assert.NoFileExists(t, filepath.Join(h.dir, reserveName))
+	_, _, err = h.q.put("default", 0, 0, "refused")
+	assert.ErrorIs(t, err, jobs.ErrJournal)
+	h.l.Close()
+	f.set(func(f *faults) { f.writeErr = nil })
+	h.open()
+	requireRestored(t, want, h.q)
+	assert.FileExists(t, filepath.Join(h.dir, reserveName), "the reserve is written again at Open")
+}
+
+func TestSyncErrorKillsJournal(t *testing.T) {
+	h, f := newFaultHarness(t, testOptions(t))
+	h.open()
+	_, seq, err := h.q.put("default", 0, 0, "kept")
+	require.NoError(t, err)
+	require.NoError(t, h.wait(seq))
+	f.set(func(f *faults) { f.syncErr = syscall.EIO })
+	_, seq, _ = h.q.put("default", 0, 0, "not acknowledged")
+	require.ErrorIs(t, h.wait(seq), syscall.EIO, "-f0 acknowledges only after fsync")
+	_, _, err = h.q.put("default", 0, 0, "refused")
+	assert.ErrorIs(t, err, jobs.ErrJournal)
+}
+
+func TestOpenOnFullDiskStartsInLowSpaceMode(t *testing.T) {
+	dir := testDir(t)
+	f := &faults{dir: dir, capacity: 1}
+	h := &harness{t: t, dir: dir, opts: testOptions(t), hooks: f.hooks()}
+	h.open()
+	defer h.close()
+	_, _, err := h.q.put("default", 0, 0, "x")
+	assert.ErrorIs(t, err, jobs.ErrOutOfMemory)
+}
+
+// TestRealFullDisk fills a real, tiny tmpfs (root only).
+func TestRealFullDisk(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to mount a tmpfs")
+	}
+	dir := t.TempDir()
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=512k", "tmpfs", dir).CombinedOutput(); err != nil {
+		t.Skipf("cannot mount a tmpfs: %v %s", err, out)
+	}
+	t.Cleanup(func() { exec.Command("umount", dir).Run() })
+	opts := testOptions(t)
+	opts.SegmentSize = 16 << 10 // reserve: 64 KiB
+	h := &harness{t: t, dir: dir, opts: opts}
+	h.open()
+	defer func() {
+		if h.l != nil {
+			h.l.Close()
+		}
+	}()
+	body := strings.Repeat("z", 1000)
+	var acked []uint64
+	refused := false
+	for range 2000 {
+		id, seq, err := h.q.put("default", 0, 0, body)
+		if errors.Is(err, jobs.ErrOutOfMemory) {
+			refused = true
+			break
+		}
+		require.NoError(t, err)
+		require.NoError(t, h.wait(seq))
+		acked = append(acked, id)
+	}
+	require.True(t, refused, "the tmpfs filled up")
+	for _, id := range acked[:len(acked)/2] {
+		seq, err := h.q.del(id)
+		require.NoError(t, err)
+		require.NoError(t, h.wait(seq), "deletes are logged on a full disk")
+	}
+	want := h.q.loggedCopy()
+	h.restart()
+	requireRestored(t, want, h.q)
+}
