@@ -53,6 +53,11 @@ type conn struct {
 func (cn *conn) serve() gnet.Action {
 	cn.inServe = true
 	defer func() { cn.inServe = false }()
+	if cn.srv.stopping.Load() {
+		// Shutting down: write what is due, start nothing new, and leave
+		// a reserve outcome untaken, so that closing returns the job.
+		return cn.flush()
+	}
 	if cn.waiting && !cn.takeOutcome() {
 		if cn.tooMuchInbound() {
 			return gnet.Close

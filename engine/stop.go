@@ -10,11 +10,12 @@ import (
 const drainPoll = 5 * time.Millisecond
 
 // Stop shuts the server down gracefully: it stops accepting (new
-// connections are closed at once), waits until every reply already due is
-// written (including replies waiting for a journal commit), then closes all
-// connections - which returns their reserved jobs to ready - and, if the
-// Server created the queue, stops the queue's timers. Clients blocked in
-// reserve are simply disconnected. When ctx expires first, Stop closes
+// connections are closed at once) and executing (commands not yet executed
+// are dropped), waits until every reply already due is written (including
+// replies waiting for a journal commit), then closes all connections -
+// which returns their reserved jobs to ready - and, if the Server created
+// the queue, stops the queue's timers. Clients blocked in reserve are
+// disconnected without a reply. When ctx expires first, Stop closes
 // everything at once and returns ctx.Err(). Stop is idempotent.
 func (s *Server) Stop(ctx context.Context) error {
 	var err error

@@ -1,0 +1,247 @@
+package difftest
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// The one table of what may differ between the reference and stalkd. Every
+// row says why. A step's replies must match byte for byte once the rows have
+// been applied: deliberate rows turn the reference's reply into what stalkd
+// must send instead; masked rows blank, on both sides, values that cannot be
+// equal (after checking that they still have the right shape). Nothing else
+// may differ.
+var differences = []difference{
+	// Deliberate: stalkd follows 1.13 (or does its own thing) on purpose.
+	{name: "stats-hostname-quoted", kind: deliberate, edit: quoteValue(docStats, "hostname"),
+		reason: "1.13 quotes hostname in stats; 1.12 printed it bare, which breaks YAML parsers (#592, #610, #640)"},
+	{name: "stats-os-quoted", kind: deliberate, edit: quoteValue(docStats, "os"),
+		reason: "1.13 quotes os in stats; bare, the uname version '#1 SMP ...' is a YAML comment in 1.12"},
+	{name: "stats-platform-quoted", kind: deliberate, edit: quoteValue(docStats, "platform"),
+		reason: "1.13 quotes platform in stats"},
+	{name: "stats-tube-name-quoted", kind: deliberate, edit: quoteValue(docTube, "name"),
+		reason: "1.13 quotes name in stats-tube (a tube name like 1.5 or null is not a YAML string bare)"},
+	{name: "stats-job-tube-quoted", kind: deliberate, edit: quoteValue(docJob, "tube"),
+		reason: "1.13 quotes tube in stats-job"},
+	{name: "stats-version", kind: deliberate, edit: ourVersion,
+		reason: "stats reports stalkd's own version string, quoted like the reference's \"1.12\""},
+	{name: "reserve-with-timeout-strict", kind: deliberate, edit: strictReserveTimeout,
+		reason: "1.13 reads the timeout with read_u32: spaces then digits only, nothing after, at most INT_MAX; " +
+			"anything else is BAD_FORMAT. 1.12's strtol took tabs, signs (-1 = wait forever) and trailing garbage"},
+
+	// Masked: values that legitimately differ between two processes.
+	{name: "stats-pid", kind: masked, edit: maskValue(docStats, "pid", `[1-9][0-9]*`),
+		reason: "two different processes"},
+	{name: "stats-rusage-utime", kind: masked, edit: maskValue(docStats, "rusage-utime", `[0-9]+\.[0-9]{6}`),
+		reason: "CPU time used by the process"},
+	{name: "stats-rusage-stime", kind: masked, edit: maskValue(docStats, "rusage-stime", `[0-9]+\.[0-9]{6}`),
+		reason: "CPU time used by the process"},
+	{name: "stats-uptime", kind: masked, edit: maskValue(docStats, "uptime", `[0-9]+`),
+		reason: "seconds since start: the servers may straddle a second boundary"},
+	{name: "stats-id", kind: masked, edit: maskValue(docStats, "id", `[0-9a-f]{16}`),
+		reason: "random per process"},
+	{name: "stats-job-age", kind: masked, edit: maskValue(docJob, "age", `[0-9]+`),
+		reason: "seconds since put: may straddle a second boundary (scripts check ranges instead)"},
+	{name: "stats-job-time-left", kind: masked, edit: maskValue(docJob, "time-left", `-?[0-9]+`),
+		reason: "truncated seconds to a deadline: may straddle a second boundary (scripts check ranges instead)"},
+	{name: "stats-tube-pause-time-left", kind: masked, edit: maskValue(docTube, "pause-time-left", `-?[0-9]+`),
+		reason: "truncated seconds to the unpause: may straddle a second boundary (scripts check ranges instead)"},
+	{name: "job-ids", kind: masked, edit: maskJobIDs, optIn: true,
+		reason: "only in steps marked ids(): job ids where the script says they may differ"},
+}
+
+// diffKind says whether a row is a masked value or a deliberate departure.
+type diffKind int
+
+const (
+	masked     diffKind = iota // cannot match between two processes; blanked on both sides
+	deliberate                 // stalkd differs on purpose; the reference's reply is rewritten
+)
+
+// difference is one row of the table.
+type difference struct {
+	name   string
+	kind   diffKind
+	reason string
+	edit   edit
+	optIn  bool // applies only where a script asks for it; may go unused
+}
+
+// edit applies a row to one step's replies. It returns the new replies and
+// whether it changed anything, or an error if a value does not have the shape
+// the row expects.
+type edit func(x stepCtx, rs []reply) ([]reply, bool, error)
+
+// stepCtx is what an edit may know about the step.
+type stepCtx struct {
+	sent    string // all bytes the step wrote
+	maskIDs bool   // the step allows job ids to differ
+	version string // stalkd's version string
+}
+
+// normalize applies the table to one side's replies: the deliberate rows too
+// when rewrite is set (the reference's replies, compared with stalkd's). It
+// returns the comparable transcript, the rows that changed something, and
+// any shape errors.
+func normalize(x stepCtx, rs []reply, rewrite bool) (string, []string, []error) {
+	var used []string
+	var errs []error
+	for _, d := range differences {
+		if d.kind == deliberate && !rewrite {
+			continue
+		}
+		out, changed, err := d.edit(x, rs)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", d.name, err))
+			continue
+		}
+		if changed {
+			used = append(used, d.name)
+			rs = out
+		}
+	}
+	return render(rs), used, errs
+}
+
+// docKind names the YAML documents that have per-key rows.
+type docKind string
+
+const (
+	docStats docKind = "stats"
+	docTube  docKind = "stats-tube"
+	docJob   docKind = "stats-job"
+)
+
+// kindOf tells which document a reply carries, if any.
+func kindOf(r reply) (docKind, []yamlPair) {
+	if r.note != "" || !r.hasBody || !strings.HasPrefix(r.head, "OK ") {
+		return "", nil
+	}
+	pairs, ok := parseDoc(r.body)
+	if !ok || len(pairs) < 2 {
+		return "", nil
+	}
+	switch {
+	case pairs[0].key == "current-jobs-urgent":
+		return docStats, pairs
+	case pairs[0].key == "name":
+		return docTube, pairs
+	case pairs[0].key == "id" && pairs[1].key == "tube":
+		return docJob, pairs
+	}
+	return "", nil
+}
+
+// editValues returns an edit that runs fn on the value of key in every
+// document of kind k among the replies, re-encoding the body (and its byte
+// count) when fn changes it.
+func editValues(k docKind, key string, fn func(x stepCtx, v string) (string, error)) edit {
+	return func(x stepCtx, rs []reply) ([]reply, bool, error) {
+		changed := false
+		out := append([]reply(nil), rs...)
+		for i, r := range out {
+			kind, pairs := kindOf(r)
+			if kind != k {
+				continue
+			}
+			for j, p := range pairs {
+				if p.key != key {
+					continue
+				}
+				v, err := fn(x, p.value)
+				if err != nil {
+					return nil, false, err
+				}
+				if v != p.value {
+					pairs[j].value = v
+					changed = true
+				}
+			}
+			out[i] = r.withBody(encodeDoc(pairs))
+		}
+		return out, changed, nil
+	}
+}
+
+// encodeDoc renders pairs as the servers do: "---\n" then "key: value\n".
+func encodeDoc(pairs []yamlPair) []byte {
+	b := []byte("---\n")
+	for _, p := range pairs {
+		b = append(b, p.key+": "+p.value+"\n"...)
+	}
+	return b
+}
+
+// quoteValue: 1.13 prints the value inside double quotes.
+func quoteValue(k docKind, key string) edit {
+	return editValues(k, key, func(_ stepCtx, v string) (string, error) {
+		if strings.HasPrefix(v, `"`) {
+			return v, nil
+		}
+		return `"` + v + `"`, nil
+	})
+}
+
+// ourVersion: the reference's quoted version becomes stalkd's.
+func ourVersion(x stepCtx, rs []reply) ([]reply, bool, error) {
+	return editValues(docStats, "version", func(x stepCtx, v string) (string, error) {
+		if !strings.HasPrefix(v, `"`) {
+			return "", fmt.Errorf("version %s is not quoted", v)
+		}
+		return strconv.Quote(x.version), nil
+	})(x, rs)
+}
+
+// maskValue blanks the value of key (keeping 1.13's quotes), after checking
+// that it matches pattern.
+func maskValue(k docKind, key, pattern string) edit {
+	re := regexp.MustCompile(`^(?:` + pattern + `)$`)
+	return editValues(k, key, func(_ stepCtx, v string) (string, error) {
+		if !re.MatchString(unquote(v)) {
+			return "", fmt.Errorf("%s %s: value %q does not match %s", k, key, v, pattern)
+		}
+		if unquote(v) != v {
+			return `"*"`, nil
+		}
+		return "*", nil
+	})
+}
+
+// rwtLine matches a step that sent exactly one reserve-with-timeout line.
+var rwtLine = regexp.MustCompile("^reserve-with-timeout ([^\r\n]*)\r\n$")
+
+// strictReserveTimeout: 1.13 answers BAD_FORMAT to any timeout that is not
+// spaces, then decimal digits up to INT_MAX, then the end of the line.
+func strictReserveTimeout(x stepCtx, rs []reply) ([]reply, bool, error) {
+	m := rwtLine.FindStringSubmatch(x.sent)
+	if m == nil {
+		return rs, false, nil
+	}
+	arg := strings.TrimLeft(m[1], " ")
+	n, err := strconv.ParseUint(arg, 10, 64)
+	if err == nil && arg[0] >= '0' && arg[0] <= '9' && n <= 1<<31-1 {
+		return rs, false, nil
+	}
+	return []reply{{head: "BAD_FORMAT"}}, true, nil
+}
+
+// jobIDHeads matches the reply lines that carry a job id.
+var jobIDHeads = regexp.MustCompile(`^(INSERTED|BURIED|RESERVED|FOUND) [0-9]+`)
+
+// maskJobIDs blanks job ids in reply lines and stats-job documents, in steps
+// that allow them to differ.
+func maskJobIDs(x stepCtx, rs []reply) ([]reply, bool, error) {
+	if !x.maskIDs {
+		return rs, false, nil
+	}
+	out := append([]reply(nil), rs...)
+	for i, r := range out {
+		if r.note == "" {
+			out[i].head = jobIDHeads.ReplaceAllString(r.head, "$1 *")
+		}
+	}
+	out, _, _ = editValues(docJob, "id", func(stepCtx, string) (string, error) { return "*", nil })(x, out)
+	return out, true, nil
+}

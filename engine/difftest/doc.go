@@ -1,0 +1,33 @@
+// Package difftest is the differential test layer of stalkd: the same scripted
+// conversations are played against the reference beanstalkd (1.12, started as a
+// child process) and against stalkd (package engine, started in-process), and the
+// replies are compared byte for byte.
+//
+// The package holds no production code; everything lives in its _test.go files:
+//
+//   - scripts_*_test.go: the scripts, one table per topic. A script is a list of
+//     steps on named connections: bytes to send (in one or several writes) and
+//     the replies to read back. A step may also pin what the reference must
+//     answer (want), so each script states its intent, not only "same as the
+//     reference".
+//   - differences_test.go: the one table of what may legitimately differ
+//     between the two servers: values masked because they cannot match (pid,
+//     times, the random instance id) and stalkd's deliberate departures from
+//     1.12 (1.13's quoting, 1.13's reserve-with-timeout grammar, our version).
+//     Everything not in that table must match exactly.
+//   - session_test.go and reply_test.go: the client side (connections, writes,
+//     reading replies by shape); servers_test.go: starting both servers.
+//
+// Run it with
+//
+//	go test ./engine/difftest/
+//
+// The tests skip themselves when beanstalkd is not on PATH. Flags:
+//
+//	-difftest.self   play every script against two reference servers instead,
+//	                 which validates the harness and the masks
+//	-difftest.v      log every step's replies from both servers
+//
+// Each script gets a fresh pair of servers, so job ids and counters start from
+// the same state on both sides. Scripts run in parallel (go test -parallel).
+package difftest

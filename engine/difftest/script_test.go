@@ -1,0 +1,105 @@
+package difftest
+
+import (
+	"time"
+)
+
+// script is one conversation, played from a fresh start against each server.
+type script struct {
+	name   string
+	maxJob uint32 // -z for the reference, MaxJobSize for stalkd; 0 means 65535
+	steps  []step
+}
+
+// step is one exchange on one connection: optional writes, then the replies
+// to read (or a quiet window, or the end of the stream).
+type step struct {
+	conn    string        // connection name; "" is "a". Opened on first use.
+	send    []string      // written in order, one write each
+	gap     time.Duration // pause between the writes of send
+	replies int           // number of replies to read
+	quiet   bool          // expect no byte within quietWindow
+	eof     bool          // expect the server to close after the replies
+	hangup  bool          // close the connection from the client side
+	shut    bool          // half-close: shut the client's write side after sending
+	sleep   time.Duration // only wait this long (a TTR must pass in real time)
+	wait    time.Duration // extra time the replies may legitimately take
+	want    *string       // if set, the reference's transcript must be exactly this
+	checks  []check       // intent checks, run on both servers' raw replies
+	maskIDs bool          // job ids may differ in this step's replies
+}
+
+// quietWindow is how long a step waits to be sure no reply comes.
+const quietWindow = 200 * time.Millisecond
+
+// say writes send in one write and expects exactly want from the reference
+// (and the same from stalkd, modulo the differences table). want is a
+// literal transcript: the replies' bytes, "<EOF>" at the end if the server
+// must close the connection; an empty want means no reply within
+// quietWindow.
+func say(conn, send, want string) step {
+	return sayParts(conn, 0, want, send)
+}
+
+// sayParts is say with send split into several writes, gap apart.
+func sayParts(conn string, gap time.Duration, want string, parts ...string) step {
+	rs, eof := parseReplies(want)
+	return step{conn: conn, send: parts, gap: gap, replies: len(rs), eof: eof,
+		quiet: len(rs) == 0 && !eof, want: &want}
+}
+
+// expect reads want on conn without sending anything.
+func expect(conn, want string) step {
+	s := say(conn, "", want)
+	s.send = nil
+	return s
+}
+
+// ask writes send and reads n replies without pinning their bytes: the two
+// servers must agree, and checks state the intent.
+func ask(conn, send string, n int, checks ...check) step {
+	return step{conn: conn, send: []string{send}, replies: n, checks: checks}
+}
+
+// read reads n replies on conn without sending anything, without pinning
+// their bytes.
+func read(conn string, n int, checks ...check) step {
+	return step{conn: conn, replies: n, checks: checks}
+}
+
+// pause lets real time pass: for TTRs and delays, which both servers only
+// measure with their own clocks.
+func pause(d time.Duration) step {
+	return step{sleep: d}
+}
+
+// hangup closes conn from the client side, then pauses so the server has
+// noticed before the next step.
+func hangup(conn string) step {
+	return step{conn: conn, hangup: true}
+}
+
+// halfClose sends send, shuts the client's write side (the server sees
+// EOF), and expects want.
+func halfClose(conn, send, want string) step {
+	s := say(conn, send, want)
+	s.shut = true
+	return s
+}
+
+// within allows the replies wait more time (a timeout, a TTR) to arrive.
+func (s step) within(d time.Duration) step { s.wait = d; return s }
+
+// ids marks the step's job ids as allowed to differ between the servers.
+func (s step) ids() step { s.maskIDs = true; return s }
+
+// and adds intent checks to the step.
+func (s step) and(c ...check) step { s.checks = append(s.checks, c...); return s }
+
+// connName is the step's connection name.
+func (s step) connName() string {
+	if s.conn == "" {
+		return "a"
+	}
+	return s.conn
+}

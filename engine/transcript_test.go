@@ -1,0 +1,336 @@
+package engine
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/stalkd/stalkd/jobs"
+)
+
+// Golden wire transcripts: engine/testdata/transcripts/*.txt hold scripted
+// conversations, byte for byte. Each runs against a fresh in-process server
+// and, when the reference beanstalkd is on PATH, against it too (unless the
+// file says "# ref: skip"), so the expected bytes are the reference's own.
+//
+// Syntax, one directive per line:
+//
+//	# comment            ("# server: -z 10" sets max-job-size for both servers;
+//	                     "# ref: skip" runs it against stalkd only)
+//	> bytes              send
+//	< bytes              expect exactly these bytes
+//	@name                switch to connection name (opened on first use)
+//	!waiting N           wait until N clients are blocked in reserve
+//	!halfclose           half-close the current connection
+//	!eof                 expect the server to close the current connection
+//
+// Bytes use Go escapes (\r \n \t \x00 \\) and {{N*text}} repeats text N
+// times. go test -run TestTranscripts -update rewrites every "<" line from
+// what our server answers.
+var update = flag.Bool("update", false, "rewrite the expected bytes of golden transcripts")
+
+type step struct {
+	kind byte // '>', '<', '@', '!'
+	arg  string
+	line int
+}
+
+type transcript struct {
+	name     string
+	path     string
+	steps    []step
+	maxJob   uint32
+	refSkip  bool
+	needs    string // a queue feature the transcript needs ("CancelWait")
+	rawLines []string
+}
+
+// canCancelWait tells whether the queue can end a pending reserve without
+// closing the session (needed to answer what follows it after a half-close).
+var canCancelWait = func() bool {
+	_, ok := any(&jobs.Session{}).(waitCanceller)
+	return ok
+}()
+
+var repeatRE = regexp.MustCompile(`\{\{(\d+)\*([^}]*)\}\}`)
+
+// unescape expands {{N*text}} and Go escapes.
+func unescape(t testing.TB, s string) string {
+	s = repeatRE.ReplaceAllStringFunc(s, func(m string) string {
+		p := repeatRE.FindStringSubmatch(m)
+		n, _ := strconv.Atoi(p[1])
+		return strings.Repeat(p[2], n)
+	})
+	u, err := strconv.Unquote(`"` + strings.ReplaceAll(s, `"`, `\"`) + `"`)
+	require.NoError(t, err, "bad escape in %q", s)
+	return u
+}
+
+func loadTranscript(t testing.TB, path string) *transcript {
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	tr := &transcript{name: strings.TrimSuffix(filepath.Base(path), ".txt"), path: path}
+	tr.rawLines = strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+	for i, l := range tr.rawLines {
+		switch {
+		case l == "":
+		case strings.HasPrefix(l, "# server: -z "):
+			n, err := strconv.ParseUint(strings.TrimPrefix(l, "# server: -z "), 10, 32)
+			require.NoError(t, err)
+			tr.maxJob = uint32(n)
+		case strings.HasPrefix(l, "# ref: skip"):
+			tr.refSkip = true
+		case strings.HasPrefix(l, "# needs: "):
+			tr.needs = strings.TrimPrefix(l, "# needs: ")
+		case l[0] == '#':
+		case strings.HasPrefix(l, "> "), strings.HasPrefix(l, "< "):
+			tr.steps = append(tr.steps, step{kind: l[0], arg: unescape(t, l[2:]), line: i})
+		case l[0] == '@', l[0] == '!':
+			tr.steps = append(tr.steps, step{kind: l[0], arg: l[1:], line: i})
+		default:
+			t.Fatalf("%s:%d: cannot parse %q", path, i+1, l)
+		}
+	}
+	return tr
+}
+
+// target is a server a transcript runs against.
+type target struct {
+	addr    string
+	waiting func() int // clients blocked in reserve
+}
+
+// run plays tr against tg. In update mode it returns the replies received
+// for each "<" step instead of comparing them.
+func (tr *transcript) run(t *testing.T, tg target, record bool) map[int]string {
+	conns := map[string]*rawConn{}
+	cur := "a"
+	get := func() *rawConn {
+		if conns[cur] == nil {
+			conns[cur] = dialRaw(t, "tcp", tg.addr)
+		}
+		return conns[cur]
+	}
+	got := map[int]string{}
+	for i, st := range tr.steps {
+		where := fmt.Sprintf("%s:%d", tr.path, st.line+1)
+		switch st.kind {
+		case '>':
+			get().send(st.arg)
+		case '<':
+			if record {
+				if i > 0 && tr.steps[i-1].kind == '<' {
+					continue
+				}
+				got[st.line] = get().readQuiet()
+				continue
+			}
+			t.Log(where)
+			get().expect(st.arg)
+		case '@':
+			cur = st.arg
+		case '!':
+			tr.directive(t, tg, get(), st.arg, where)
+		}
+	}
+	return got
+}
+
+func (tr *transcript) directive(t *testing.T, tg target, c *rawConn, d, where string) {
+	switch {
+	case strings.HasPrefix(d, "waiting "):
+		n, err := strconv.Atoi(strings.TrimPrefix(d, "waiting "))
+		require.NoError(t, err, where)
+		require.Eventually(t, func() bool { return tg.waiting() == n }, ioTimeout, time.Millisecond, where)
+	case d == "halfclose":
+		c.closeWrite()
+	case d == "eof":
+		c.expectEOF()
+	default:
+		t.Fatalf("%s: unknown directive !%s", where, d)
+	}
+}
+
+// readQuiet reads whatever arrives until the connection stays quiet.
+func (rc *rawConn) readQuiet() string {
+	var buf bytes.Buffer
+	b := make([]byte, 64<<10)
+	for {
+		_ = rc.c.SetReadDeadline(time.Now().Add(300 * time.Millisecond))
+		n, err := rc.r.Read(b)
+		buf.Write(b[:n])
+		if err != nil {
+			return buf.String()
+		}
+	}
+}
+
+// rewrite replaces each "<" run of tr's file by the recorded replies.
+func (tr *transcript) rewrite(t *testing.T, got map[int]string) {
+	var out []string
+	for i := 0; i < len(tr.rawLines); i++ {
+		l := tr.rawLines[i]
+		if !strings.HasPrefix(l, "< ") {
+			out = append(out, l)
+			continue
+		}
+		start, want := i, unescape(t, l[2:])
+		for i+1 < len(tr.rawLines) && strings.HasPrefix(tr.rawLines[i+1], "< ") {
+			i++
+			want += unescape(t, tr.rawLines[i][2:])
+		}
+		if want == got[start] {
+			out = append(out, tr.rawLines[start:i+1]...)
+			continue
+		}
+		for _, r := range splitReplies(got[start]) {
+			out = append(out, "< "+escape(r))
+		}
+	}
+	require.NoError(t, os.WriteFile(tr.path, []byte(strings.Join(out, "\n")+"\n"), 0o644))
+}
+
+// splitReplies cuts a reply stream into replies, one per line of the file:
+// a line ends at CRLF, except that a job or YAML body stays with its header.
+func splitReplies(s string) []string {
+	var r []string
+	for s != "" {
+		i := strings.Index(s, "\r\n")
+		if i < 0 {
+			return append(r, s)
+		}
+		n := i + 2
+		if f := strings.Fields(s[:i]); len(f) > 0 {
+			if size, err := strconv.Atoi(f[len(f)-1]); err == nil && bodyReply(f[0]) {
+				n = min(len(s), n+size+2)
+			}
+		}
+		r, s = append(r, s[:n]), s[n:]
+	}
+	return r
+}
+
+func bodyReply(word string) bool { return word == "RESERVED" || word == "FOUND" || word == "OK" }
+
+func escape(s string) string {
+	q := strconv.Quote(s)
+	return strings.ReplaceAll(q[1:len(q)-1], `\"`, `"`)
+}
+
+func transcripts(t *testing.T) []*transcript {
+	paths, err := filepath.Glob("testdata/transcripts/*.txt")
+	require.NoError(t, err)
+	require.NotEmpty(t, paths)
+	var trs []*transcript
+	for _, p := range paths {
+		trs = append(trs, loadTranscript(t, p))
+	}
+	return trs
+}
+
+func TestTranscripts(t *testing.T) {
+	for _, tr := range transcripts(t) {
+		t.Run(tr.name, func(t *testing.T) {
+			if tr.needs == "CancelWait" && !canCancelWait {
+				t.Skip("jobs.Session has no CancelWait yet")
+			}
+			s := startServer(t, func(c *Config) {
+				c.MaxJobSize = tr.maxJob
+				c.Verbose = 2
+			})
+			tg := target{addr: addrOf(t, s), waiting: func() int { return int(s.Queue().Stats().Waiting) }}
+			got := tr.run(t, tg, *update)
+			if *update {
+				tr.rewrite(t, got)
+			}
+		})
+	}
+}
+
+// TestTranscriptsAgainstReference replays the transcripts against the
+// reference beanstalkd, proving the expected bytes are the reference's.
+func TestTranscriptsAgainstReference(t *testing.T) {
+	bin, err := exec.LookPath("beanstalkd")
+	if err != nil {
+		t.Skip("beanstalkd not on PATH")
+	}
+	if *update {
+		t.Skip("not while updating")
+	}
+	for _, tr := range transcripts(t) {
+		t.Run(tr.name, func(t *testing.T) {
+			if tr.refSkip {
+				t.Skip("differs from beanstalkd 1.12 on purpose")
+			}
+			addr := startReference(t, bin, tr.maxJob)
+			ctl := dialRaw(t, "tcp", addr)
+			tr.run(t, target{addr: addr, waiting: func() int { return refWaiting(ctl) }}, false)
+		})
+	}
+}
+
+// startReference runs beanstalkd on a free loopback port until the test
+// ends and returns its address.
+func startReference(t *testing.T, bin string, maxJob uint32) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	port := ln.Addr().(*net.TCPAddr).Port
+	require.NoError(t, ln.Close())
+	args := []string{"-l", "127.0.0.1", "-p", strconv.Itoa(port)}
+	if maxJob != 0 {
+		args = append(args, "-z", strconv.FormatUint(uint64(maxJob), 10))
+	}
+	cmd := exec.Command(bin, args...)
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+	require.Eventually(t, func() bool {
+		c, err := net.Dial("tcp", addr)
+		if err == nil {
+			_ = c.Close()
+		}
+		return err == nil
+	}, ioTimeout, 5*time.Millisecond)
+	return addr
+}
+
+var waitingRE = regexp.MustCompile(`\ncurrent-waiting: (\d+)\n`)
+
+// refWaiting reads current-waiting from the reference's stats.
+func refWaiting(ctl *rawConn) int {
+	ctl.send("stats\r\n")
+	hdr := ctl.line()
+	n, _ := strconv.Atoi(strings.TrimPrefix(hdr, "OK "))
+	body := make([]byte, n+2)
+	_ = ctl.c.SetReadDeadline(time.Now().Add(ioTimeout))
+	_, _ = ioReadFull(ctl, body)
+	m := waitingRE.FindSubmatch(body)
+	if m == nil {
+		return -1
+	}
+	v, _ := strconv.Atoi(string(m[1]))
+	return v
+}
+
+func ioReadFull(rc *rawConn, b []byte) (int, error) {
+	n := 0
+	for n < len(b) {
+		k, err := rc.r.Read(b[n:])
+		n += k
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
