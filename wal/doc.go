@@ -1,0 +1,81 @@
+// Package wal is stalkd's journal: a crash-safe write-ahead log of job
+// records on github.com/tidwall/wal segments, implementing jobs.Journal.
+//
+// # Usage
+//
+//	l, err := wal.Open(dir, wal.Options{SyncInterval: wal.DefaultSyncInterval, Logger: log})
+//	if err != nil { ... }              // locked by another server, or corrupt
+//	q := jobs.New(jobs.Config{Journal: l})
+//	if err := l.Replay(q); err != nil { ... } // restores the jobs, starts the writer
+//	... serve q; reply to a change only once q.Committed(seq) says so ...
+//	l.Close()                          // writes and fsyncs everything, unlocks
+//
+// # Durability
+//
+//	setting          a change is acknowledged          data reaches the disk
+//	-f0              after the fsync that covers it    before the reply
+//	-f MS (def. 50)  once written to the OS            within MS (a timer fsyncs)
+//	-F               once written to the OS            when the OS decides
+//
+// Whatever the setting, a crash of the process alone (SIGKILL) loses
+// nothing acknowledged; a crash of the machine loses at most the last MS
+// of acknowledged changes with -f MS, and anything with -F. Nothing is
+// ever acknowledged that was not written.
+//
+// # Format
+//
+// Each tidwall/wal entry holds one record: a CRC32-C checksum, a kind and
+// its fields (see record.go): a put carries the whole job, an update every
+// field but tube and body, a delete the id. The writer adds a meta record
+// after each fsync and before each front truncation: the highest entry
+// known fsynced (so damage the fsync had covered is told apart from a
+// torn write), the first entry the log must still hold (a missing head
+// segment is detected), and the highest job id ever logged (ids never
+// repeat, even when compaction dropped every record of the newest jobs). A
+// segment file is named after the index of its first entry; that number is
+// what stats-job reports as "file" and stats as binlog-*-index.
+//
+// # Group commit
+//
+// Append does no I/O and waits for nothing: under a short mutex it
+// numbers the record, notes where the job's whole record will be, and
+// queues it. One writer goroutine takes everything queued, writes it in
+// chunks of at most a quarter of the space reserve (one write(2) per
+// chunk), fsyncs per the policy, then publishes Committed and calls the
+// subscribers. Records that arrive while it writes or fsyncs form the next
+// batch, so with -f0 one fsync acknowledges every waiting client.
+//
+// # Space
+//
+// Compaction keeps the log within about 2 x live data + 2 segments,
+// whatever the workload: see compact.go. A file DIR/reserve of real blocks
+// (SegmentSize, clamped to 64 KiB..64 MiB) is kept; when a write fails
+// because the disk is full, the reserve is deleted and the write retried,
+// puts get OUT_OF_MEMORY at once while deletes, updates and compaction keep
+// being logged, and once compaction frees segments the reserve is written
+// again and puts resume. Any other write error, an fsync error or a second
+// full-disk failure kills the journal: Committed reports the error, every
+// later Append fails with jobs.ErrJournal, and the log loudly says so. The
+// directory is rolled back to its last complete record first, so the next
+// start finds a clean log.
+//
+// # Recovery
+//
+// Open reads every segment and checks every checksum. Damage at the end of
+// the last segment that no later meta proves was fsynced is a torn write:
+// it is cut off, with a warning naming the file, offset and bytes dropped;
+// every complete record before it is kept. Any other damage (a checksum
+// mismatch, a missing segment) refuses to start with an error wrapping
+// ErrCorrupt that names the file and offset, unless Options.Salvage: then
+// every readable record is kept, the damaged files are moved to
+// DIR/salvage-<time>/, and a fresh log is written. A second server on the
+// same directory is refused (an flock on DIR/lock).
+//
+// # Concurrency and lock order
+//
+// Append, Committed, Subscribe, File and Stats are safe for concurrent use.
+// The queue calls Append holding a tube lock, so the order is: tube lock,
+// then Log.mu. The compactor calls Queue.Rewrite holding no lock of the Log;
+// the writer fires subscribers holding none. Only the writer touches the
+// segment files once Replay has started.
+package wal
