@@ -2,6 +2,7 @@ package engine
 
 import (
 	"errors"
+	"math"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -18,6 +19,10 @@ const (
 	DefaultMaxJobSize = 65535
 	// MaxJobSizeLimit is the largest -z the reference accepts (1 GiB).
 	MaxJobSizeLimit = 1 << 30
+	// MaxJobSizeZero asks for a maximum job size of 0 (only empty bodies,
+	// as "-z 0" does), which the zero value of Config.MaxJobSize cannot
+	// express.
+	MaxJobSizeZero = math.MaxUint32
 	// DefaultSlowReaderLimit bounds the replies a connection may have queued
 	// (written but not yet read by the client) before its commands wait.
 	DefaultSlowReaderLimit = 4 << 20
@@ -55,7 +60,8 @@ type Config struct {
 	// an error). Empty means DefaultAddr.
 	Addr string
 	// MaxJobSize is the largest job body accepted (the -z flag); 0 means
-	// DefaultMaxJobSize. Values above MaxJobSizeLimit are refused.
+	// DefaultMaxJobSize and MaxJobSizeZero means 0. Other values above
+	// MaxJobSizeLimit are refused.
 	MaxJobSize uint32
 
 	// Queue is the queue to serve. Nil: the Server creates one with default
@@ -108,8 +114,11 @@ func (c Config) withDefaults() (Config, error) {
 	if c.Addr == "" {
 		c.Addr = DefaultAddr
 	}
-	if c.MaxJobSize == 0 {
+	switch c.MaxJobSize {
+	case 0:
 		c.MaxJobSize = DefaultMaxJobSize
+	case MaxJobSizeZero:
+		c.MaxJobSize = 0
 	}
 	if c.MaxJobSize > MaxJobSizeLimit {
 		return c, errors.New("engine: MaxJobSize above 1073741824")

@@ -1,0 +1,127 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// The test binary doubles as stalkd: with STALKD_TEST_MAIN set it runs
+// realMain on its arguments, so exit codes and signals are tested on a real
+// process.
+func TestMain(m *testing.M) {
+	if os.Getenv("STALKD_TEST_MAIN") == "1" {
+		os.Exit(realMain(append([]string{"stalkd"}, os.Args[1:]...), os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+const waitLong = 15 * time.Second
+
+// stalkd starts the command as a child process.
+func stalkd(t *testing.T, args ...string) (*exec.Cmd, io.Reader) {
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), "STALKD_TEST_MAIN=1")
+	stderr, err := cmd.StderrPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	return cmd, stderr
+}
+
+// exitCode waits for the child and returns its exit status.
+func exitCode(t *testing.T, cmd *exec.Cmd) int {
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if ee, ok := err.(*exec.ExitError); ok {
+			return ee.ExitCode()
+		}
+		require.NoError(t, err)
+		return 0
+	case <-time.After(waitLong):
+		t.Fatal("stalkd did not exit")
+		return -1
+	}
+}
+
+// listening reads the JSON log until the "listening" line and returns the
+// address it names.
+func listening(t *testing.T, stderr io.Reader) string {
+	sc := bufio.NewScanner(stderr)
+	for sc.Scan() {
+		var line struct{ Message, Addr string }
+		if json.Unmarshal(sc.Bytes(), &line) == nil && line.Message == "listening" {
+			go func() { _, _ = io.Copy(io.Discard, stderr) }()
+			return line.Addr
+		}
+	}
+	t.Fatal("no listening line")
+	return ""
+}
+
+func roundTrip(t *testing.T, c net.Conn, r *bufio.Reader, req, want string) {
+	require.NoError(t, c.SetDeadline(time.Now().Add(waitLong)))
+	_, err := io.WriteString(c, req)
+	require.NoError(t, err)
+	got := make([]byte, len(want))
+	_, err = io.ReadFull(r, got)
+	require.NoError(t, err)
+	assert.Equal(t, want, string(got))
+}
+
+func TestProcessSignals(t *testing.T) {
+	cmd, stderr := stalkd(t, "-l", "127.0.0.1", "-p", "0", "-V")
+	addr := listening(t, stderr)
+	c, err := net.Dial("tcp", addr)
+	require.NoError(t, err)
+	defer c.Close()
+	r := bufio.NewReader(c)
+	roundTrip(t, c, r, "put 0 0 10 1\r\nx\r\n", "INSERTED 1\r\n")
+
+	require.NoError(t, cmd.Process.Signal(syscall.SIGUSR1))
+	require.Eventually(t, func() bool {
+		_, _ = io.WriteString(c, "put 0 0 10 1\r\ny\r\n")
+		line, err := r.ReadString('\n')
+		return err == nil && line == "DRAINING\r\n"
+	}, waitLong, time.Millisecond, "SIGUSR1 starts drain mode")
+
+	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
+	assert.Equal(t, 0, exitCode(t, cmd), "SIGTERM stops gracefully")
+	_, err = r.ReadByte()
+	assert.Error(t, err, "connections are closed")
+}
+
+func TestProcessExitCodes(t *testing.T) {
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer busy.Close()
+	_, port, _ := net.SplitHostPort(busy.Addr().String())
+	for _, tc := range []struct {
+		args []string
+		code int
+	}{
+		{[]string{"-l", "127.0.0.1", "-p", port}, exitSocket},
+		{[]string{"-l", "127.0.0.1", "-p", "notaport"}, exitSocket},
+		{[]string{"-l", "127.0.0.1", "-p", "0", "-u", "no-such-user-stalkd"}, exitUnknownUser},
+		{[]string{"-l", "127.0.0.1", "-p", "0", "-b", "/no/such/dir"}, exitWALDir},
+		{[]string{"-x"}, exitUsage},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			cmd, stderr := stalkd(t, tc.args...)
+			go func() { _, _ = io.Copy(io.Discard, stderr) }()
+			assert.Equal(t, tc.code, exitCode(t, cmd))
+		})
+	}
+}

@@ -1,0 +1,173 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/rs/zerolog"
+	"golang.org/x/sys/unix"
+
+	"github.com/stalkd/stalkd/engine"
+	"github.com/stalkd/stalkd/jobs"
+)
+
+// stopTimeout bounds a graceful stop: answering what is in flight.
+const stopTimeout = 5 * time.Second
+
+// run serves until a signal stops it, in the reference's order: bind, -u,
+// journal, replay, serve.
+func run(o options, log zerolog.Logger) error {
+	if o.journal.Dir != "" {
+		if fi, err := os.Stat(o.journal.Dir); err != nil || !fi.IsDir() {
+			return &exitError{exitWALDir, fmt.Errorf("-b %s: not a directory", o.journal.Dir)}
+		}
+	}
+	signal.Ignore(syscall.SIGPIPE)
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGUSR1, syscall.SIGTERM, syscall.SIGINT)
+	defer signal.Stop(sigs)
+
+	srv, err := engine.Listen(context.Background(), engine.Config{
+		Addr:       listenAddr(o),
+		MaxJobSize: maxJobSize(o.maxJob),
+		Logger:     log,
+		Verbose:    o.verbose,
+		Version:    version,
+		MaxConns:   raiseFileLimit(log),
+	})
+	if err != nil {
+		return &exitError{exitSocket, err}
+	}
+	q, jr, err := prepare(o, log)
+	if err != nil {
+		_ = srv.Stop(context.Background())
+		return err
+	}
+	return serve(srv, q, jr, sigs, log)
+}
+
+// prepare does what comes between binding and serving: -u, then the
+// journal and the queue it fills.
+func prepare(o options, log zerolog.Logger) (*jobs.Queue, journal, error) {
+	if o.user != "" {
+		if err := becomeUser(o.user); err != nil {
+			return nil, journal{}, err
+		}
+	}
+	jr, err := openJournal(o.journal, log)
+	if err != nil {
+		return nil, journal{}, err
+	}
+	q, err := newQueue(jr, log)
+	if err != nil {
+		_ = jr.close()
+		return nil, journal{}, err
+	}
+	return q, jr, nil
+}
+
+// serve runs the queue's timers and the server until a signal (or a server
+// failure), then stops both and closes the journal.
+func serve(srv *engine.Server, q *jobs.Queue, jr journal, sigs <-chan os.Signal, log zerolog.Logger) error {
+	ctx, stopTimers := context.WithCancel(context.Background())
+	defer stopTimers()
+	timersDone := make(chan struct{})
+	go func() { defer close(timersDone); q.Run(ctx) }()
+
+	b := engine.Backend{Queue: q, BinlogStats: jr.stats}
+	if jr.j != nil {
+		b.Subscribe = jr.j.Subscribe
+	}
+	err := srv.Serve(b)
+	if err == nil {
+		err = wait(srv, q, sigs, log)
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), stopTimeout)
+	defer cancel()
+	if serr := srv.Stop(sctx); serr != nil {
+		log.Warn().Err(serr).Msg("stopped before every reply was written")
+	}
+	stopTimers()
+	<-timersDone
+	if cerr := jr.close(); cerr != nil {
+		err = errors.Join(err, fmt.Errorf("closing the journal: %w", cerr))
+	}
+	return err
+}
+
+// newQueue creates the queue and loads the journal's jobs into it.
+func newQueue(jr journal, log zerolog.Logger) (*jobs.Queue, error) {
+	q := jobs.New(jobs.Config{Journal: jr.j, Logger: log})
+	if jr.replay != nil {
+		if err := jr.replay(q); err != nil {
+			return nil, fmt.Errorf("replaying the journal: %w", err)
+		}
+	}
+	return q, nil
+}
+
+// wait handles signals until one asks to stop, or the server dies.
+func wait(srv *engine.Server, q *jobs.Queue, sigs <-chan os.Signal, log zerolog.Logger) error {
+	for {
+		select {
+		case sig := <-sigs:
+			if sig == syscall.SIGUSR1 {
+				q.SetDraining(true)
+				log.Info().Msg("drain mode: new jobs are refused from now on")
+				continue
+			}
+			log.Info().Stringer("signal", sig).Msg("stopping")
+			return nil
+		case <-srv.Done():
+			return fmt.Errorf("server failed: %w", srv.Err())
+		}
+	}
+}
+
+// listenAddr joins -l and -p into the engine's address.
+func listenAddr(o options) string {
+	if strings.HasPrefix(o.addr, "unix:") {
+		return o.addr
+	}
+	return net.JoinHostPort(o.addr, o.port)
+}
+
+// maxJobSize converts -z to the engine's setting, where 0 means the default.
+func maxJobSize(z uint64) uint32 {
+	if z == 0 {
+		return engine.MaxJobSizeZero
+	}
+	return uint32(z)
+}
+
+// raiseFileLimit lifts the soft limit on open files to the hard one and
+// returns a connection cap that leaves headroom below it. gnet stops its
+// whole engine when accept fails for lack of descriptors, so the server
+// must refuse connections before that can happen.
+func raiseFileLimit(log zerolog.Logger) int {
+	var rl unix.Rlimit
+	if err := unix.Getrlimit(unix.RLIMIT_NOFILE, &rl); err != nil {
+		return 0
+	}
+	if rl.Cur < rl.Max {
+		want := rl
+		want.Cur = rl.Max
+		if err := unix.Setrlimit(unix.RLIMIT_NOFILE, &want); err == nil {
+			rl = want
+		} else {
+			log.Debug().Err(err).Msg("cannot raise the open-file limit")
+		}
+	}
+	if rl.Cur > 1<<24 || rl.Cur == unix.RLIM_INFINITY {
+		rl.Cur = 1 << 24
+	}
+	n := int(rl.Cur)
+	return max(n-n/8-64, 16)
+}
