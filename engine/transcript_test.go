@@ -282,7 +282,7 @@ func TestTranscriptsAgainstReference(t *testing.T) {
 
 // startReference runs beanstalkd on a free loopback port until the test
 // ends and returns its address.
-func startReference(t *testing.T, bin string, maxJob uint32) string {
+func startReference(t testing.TB, bin string, maxJob uint32) string {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	port := ln.Addr().(*net.TCPAddr).Port
