@@ -15,8 +15,13 @@
 //     times, the random instance id) and stalkd's deliberate departures from
 //     1.12 (1.13's quoting, 1.13's reserve-with-timeout grammar, our version).
 //     Everything not in that table must match exactly.
+//   - script_test.go: the step builders (say, expect, ask, read, pause,
+//     hangup, halfClose); check_test.go: the intent checks (fields, between,
+//     keys, list, heads).
 //   - session_test.go and reply_test.go: the client side (connections, writes,
-//     reading replies by shape); servers_test.go: starting both servers.
+//     reading replies by shape); servers_test.go and stalkd_test.go: starting
+//     both servers; diff_test.go: TestDiff, which plays and compares;
+//     harness_test.go: tests of the harness itself.
 //
 // Run it with
 //

@@ -23,7 +23,6 @@ type reply struct {
 const (
 	noteEOF     = "EOF"     // the server closed the connection
 	noteTimeout = "timeout" // no complete reply in time; head holds what had arrived
-	noteJunk    = "junk"    // bytes where none were expected
 )
 
 // String renders the reply as the exact bytes on the wire, or as a marker

@@ -1,6 +1,8 @@
 package difftest
 
 import (
+	"fmt"
+	"strings"
 	"time"
 )
 
@@ -103,3 +105,15 @@ func (s step) connName() string {
 	}
 	return s.conn
 }
+
+// putCmd is a put line and its body, CRLF-terminated: the usual way a script
+// stores a job.
+func putCmd(pri, delay, ttr int, body string) string {
+	return fmt.Sprintf("put %d %d %d %d\r\n%s\r\n", pri, delay, ttr, len(body), body)
+}
+
+// name returns a tube name of n characters.
+func name(n int) string { return strings.Repeat("n", n) }
+
+// pad returns n filler bytes for over-long lines.
+func pad(n int) string { return strings.Repeat("x", n) }

@@ -1,22 +1,9 @@
 package difftest
 
 import (
-	"fmt"
 	"strings"
 	"time"
 )
-
-// putCmd is a put line and its body, CRLF-terminated: the usual way a script
-// stores a job.
-func putCmd(pri, delay, ttr int, body string) string {
-	return fmt.Sprintf("put %d %d %d %d\r\n%s\r\n", pri, delay, ttr, len(body), body)
-}
-
-// name returns a tube name of n characters.
-func name(n int) string { return strings.Repeat("n", n) }
-
-// pad returns n filler bytes for over-long lines.
-func pad(n int) string { return strings.Repeat("x", n) }
 
 // Framing: where a line ends, the 224-byte line buffer and its window
 // artefacts, NUL bytes, empty lines.
@@ -68,6 +55,14 @@ var framingScripts = []script{
 		// 224 bytes discarded, then 223 more and CRLF: the \r is again the 224th byte of a window.
 		say("a", pad(447)+"\r\nuse zz\r\n", "BAD_FORMAT\r\n"),
 		say("a", "list-tube-used\r\n", "USING default\r\n"),
+	}},
+	{name: "framing/stray-cr-while-discarding", steps: []step{
+		// In the discard state too, only the first \r of the window is looked at.
+		say("a", pad(230)+"\rx\r\n", ""),
+		say("a", pad(300)+"\r\nuse zz\r\n", "BAD_FORMAT\r\nUSING zz\r\n"),
+	}},
+	{name: "framing/over-long-line-then-a-put", steps: []step{
+		say("a", pad(300)+"\r\n"+putCmd(0, 0, 60, "body")+"peek 1\r\n", "BAD_FORMAT\r\nINSERTED 1\r\nFOUND 1 4\r\nbody\r\n"),
 	}},
 	{name: "framing/nul-in-a-line", steps: []step{
 		say("a", "use a\x00b\r\n", "BAD_FORMAT\r\n"),

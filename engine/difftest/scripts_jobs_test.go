@@ -62,6 +62,13 @@ var jobScripts = []script{
 		ask("a", "stats\r\n", 1, fields("current-jobs-ready: 2", "current-jobs-reserved: 0", "job-timeouts: 0",
 			"cmd-reserve: 1", "current-connections: 1", "total-connections: 2", "current-workers: 0")),
 	}},
+	{name: "jobs/quit-behind-a-blocked-reserve", steps: []step{
+		say("a", "reserve\r\nquit\r\nlist-tube-used\r\n", ""),
+		say("b", putCmd(0, 0, 60, "x"), "INSERTED 1\r\n"),
+		expect("a", "RESERVED 1 1\r\nx\r\n<EOF>"),
+		ask("b", "stats-job 1\r\n", 1, fields("state: ready", "reserves: 1")),
+		ask("b", "stats\r\n", 1, fields("current-connections: 1", "cmd-list-tube-used: 0")),
+	}},
 	{name: "jobs/quit-releases-to-ready", steps: []step{
 		say("a", putCmd(0, 0, 60, "x"), "INSERTED 1\r\n"),
 		say("b", "reserve\r\nquit\r\n", "RESERVED 1 1\r\nx\r\n<EOF>"),

@@ -81,6 +81,16 @@ var reserveScripts = []script{
 		say("a", "delete 1\r\n", "DELETED\r\n"),
 		say("a", "reserve-with-timeout 0\r\n", "TIMED_OUT\r\n"),
 	}},
+	{name: "reserve/touch-postpones-deadline-soon", steps: []step{
+		say("a", putCmd(0, 0, 2, "x"), "INSERTED 1\r\n"),
+		say("a", "reserve\r\n", "RESERVED 1 1\r\nx\r\n"),
+		say("a", "reserve-with-timeout 0\r\n", "TIMED_OUT\r\n"), // the margin starts in 1s
+		pause(1200 * time.Millisecond),
+		say("a", "reserve-with-timeout 0\r\n", "DEADLINE_SOON\r\n"),
+		say("a", "touch 1\r\n", "TOUCHED\r\n"),
+		say("a", "reserve-with-timeout 0\r\n", "TIMED_OUT\r\n"),
+		ask("a", "stats-job 1\r\n", 1, fields("state: reserved", "timeouts: 0"), between("time-left", 1, 2)),
+	}},
 	{name: "reserve/deadline-soon-while-waiting", steps: []step{
 		say("a", putCmd(0, 0, 2, "x"), "INSERTED 1\r\n"),
 		say("a", "reserve\r\n", "RESERVED 1 1\r\nx\r\n"),
@@ -132,7 +142,7 @@ var reserveScripts = []script{
 		say("b", "reserve-with-timeout 10\r\n", ""),
 		say("a", "kick-job 1\r\n", "KICKED\r\n"),
 		expect("b", "RESERVED 1 1\r\nx\r\n"),
-		ask("b", "stats-job 1\r\n", 1, fields("reserves: 3", "releases: 2", "buries: 1", "kicks: 2")),
+		ask("b", "stats-job 1\r\n", 1, fields("reserves: 4", "releases: 2", "buries: 1", "kicks: 2")),
 	}},
 	{name: "reserve/waiter-hangs-up", steps: []step{
 		say("a", "reserve\r\n", ""),

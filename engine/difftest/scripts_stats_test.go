@@ -97,6 +97,12 @@ var statsScripts = []script{
 		ask("s", "stats\r\n", 1, fields("current-connections: 4", "total-connections: 5", "current-waiting: 0",
 			"current-jobs-reserved: 2", "current-tubes: 1")),
 	}},
+	{name: "stats/a-waiter-counts-in-every-watched-tube", steps: []step{
+		say("a", "watch t1\r\nwatch t2\r\nreserve\r\n", "WATCHING 2\r\nWATCHING 3\r\n"),
+		ask("b", "stats-tube t1\r\n", 1, fields("current-waiting: 1", "current-watching: 1", "current-using: 0")),
+		ask("b", "stats-tube default\r\n", 1, fields("current-waiting: 1", "current-watching: 2", "current-using: 2")),
+		ask("b", "stats\r\n", 1, fields("current-waiting: 1", "current-tubes: 3")),
+	}},
 	{name: "stats/pause-tube-zero", steps: []step{
 		say("a", "pause-tube default 0\r\n", "PAUSED\r\n"),
 		ask("a", "stats-tube default\r\n", 1, fields("pause: 0", "pause-time-left: 0", "cmd-pause-tube: 1")),
