@@ -46,7 +46,9 @@ func (h *handler) OnOpen(gc gnet.Conn) ([]byte, gnet.Action) {
 	cn := &conn{srv: s, gc: gc, fd: gc.Fd(), dec: codec.NewDecoder(s.cfg.MaxJobSize)}
 	if n := s.reg.add(cn); s.cfg.MaxConns > 0 && n > s.cfg.MaxConns {
 		s.reg.remove(cn)
-		s.log.Warn().Int("max", s.cfg.MaxConns).Msg("too many connections; closing a new one")
+		if s.refusals.Add(1) == 1 || s.verbose > 0 {
+			s.log.Warn().Int("max", s.cfg.MaxConns).Msg("too many connections; closing new ones")
+		}
 		return nil, gnet.Close
 	}
 	cn.sess = s.queue.NewSession(func() { _ = gc.Wake(nil) })
@@ -74,7 +76,7 @@ func (h *handler) OnClose(gc gnet.Conn, err error) gnet.Action {
 	if cn == nil || cn.closed {
 		return gnet.None
 	}
-	if !cn.inServe && isEOF(err) {
+	if !cn.inServe && isEOF(err) && !h.s.stopping.Load() {
 		cn.answerAtEOF()
 	}
 	cn.closed = true

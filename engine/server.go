@@ -46,6 +46,7 @@ type Server struct {
 	queueDone  chan struct{}
 	finishers  sync.WaitGroup
 	servedFlag atomic.Bool
+	refusals   atomic.Int64 // connections refused over MaxConns (logged once)
 }
 
 // Backend is what a Server serves: the queue and the journal's hooks. It is

@@ -9,6 +9,10 @@ import (
 // all written yet.
 const drainPoll = 5 * time.Millisecond
 
+// closeGrace is how long Stop still waits for gnet to close every connection
+// once its context has expired.
+const closeGrace = time.Second
+
 // Stop shuts the server down gracefully: it stops accepting (new
 // connections are closed at once) and executing (commands not yet executed
 // are dropped), waits until every reply already due is written (including
@@ -41,6 +45,12 @@ func (s *Server) stop(ctx context.Context) error {
 	case <-ctx.Done():
 		if err == nil {
 			err = ctx.Err()
+		}
+		// Closing what is left takes no I/O wait; give gnet a moment to
+		// finish so that nothing runs on after Stop returns.
+		select {
+		case <-s.done:
+		case <-time.After(closeGrace):
 		}
 	}
 	if s.stopQueue != nil {
