@@ -37,6 +37,7 @@ reserve-batched|reserve -c 10 -b 16 -s 100 -n 1000000
 put-100conns|put -c 100 -s 100 $timed
 reserve-100conns|reserve -c 100 -s 100 -n 300000
 e2e-50x50|e2e -p 50 -c 50 -s 100 $timed
+e2e-50x50-paced|e2e -p 50 -c 50 -s 100 --rate 5000 $timed
 put-64KiB|put -c 10 -d 4 -s 65536 $timed
 reserve-64KiB|reserve -c 10 -b 4 -s 65536 -n 20000
 mem-1M-jobs|mem -n 1000000 -s 100

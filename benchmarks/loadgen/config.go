@@ -33,6 +33,7 @@ type Config struct {
 	Batch     int           // reserve: reserve-with-timeout 0 commands per round trip; default 1
 	Size      int           // body bytes; default 100 (e2e: at least 8, for the timestamp)
 	Tubes     int           // tubes the work is spread over (bench.0 …); default 1
+	Rate      float64       // put, e2e: total puts per second over all producers; 0: unpaced
 	Duration  time.Duration // measured time bound; default 5s when Jobs is 0
 	Jobs      int64         // measured operations bound; reserve and mem: jobs preloaded
 	Warmup    time.Duration // unmeasured run-in before the measured window
@@ -125,6 +126,15 @@ func isLoopback(addr string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
+}
+
+// putSpec is the shape of each of n producer connections.
+func (c Config) putSpec(n int, stamp bool) putSpec {
+	s := putSpec{size: c.Size, depth: c.Pipeline, stamp: stamp}
+	if c.Rate > 0 {
+		s.interval = int64(float64(n) * 1e9 / c.Rate)
+	}
+	return s
 }
 
 // tubeName is the tube of connection i.

@@ -1,17 +1,38 @@
 package loadgen
 
-import "sync/atomic"
+import (
+	"sync/atomic"
+	"time"
+)
+
+// putSpec shapes one producer connection's puts.
+type putSpec struct {
+	size     int   // body bytes
+	depth    int   // puts in flight
+	stamp    bool  // write the send time into the body (e2e)
+	interval int64 // ns between puts on this connection; 0: as fast as replies allow
+}
 
 // putLoop keeps up to depth puts in flight on c until ctl stops granting
 // work, then collects the replies still owed. Each batch of requests shares
-// one send time; each burst of replies one receive time. With stamp, the send
-// time is written into the body (e2e).
-func putLoop(c *Conn, w *worker, ctl *control, size, depth int, stamp bool) error {
-	body := makeBody(size)
-	sent := make([]int64, depth) // ring of send times; -1: not counted
+// one send time; each burst of replies one receive time. A paced loop
+// (interval > 0) sends one put per slot and sleeps until the next slot.
+func putLoop(c *Conn, w *worker, ctl *control, spec putSpec) error {
+	body := makeBody(spec.size)
+	sent := make([]int64, spec.depth) // ring of send times; -1: not counted
 	head, inflight := 0, 0
+	next := nanotime()
 	for {
-		if n := depth - inflight; n > 0 {
+		n := spec.depth - inflight
+		if spec.interval > 0 && n > 0 {
+			n = 1
+			if d := next - nanotime(); d > 0 && inflight == 0 {
+				time.Sleep(time.Duration(d))
+			} else if d > 0 {
+				n = 0 // a reply is owed: read it, the slot is not due yet
+			}
+		}
+		if n > 0 {
 			granted, counted := ctl.claim(n)
 			if granted > 0 {
 				t := nanotime()
@@ -19,20 +40,21 @@ func putLoop(c *Conn, w *worker, ctl *control, size, depth int, stamp bool) erro
 				if !counted {
 					mark = -1
 				}
-				if stamp {
+				if spec.stamp {
 					putStamp(body, t)
 				}
 				for range granted {
 					c.WritePut(body)
-					sent[(head+inflight)%depth] = mark
+					sent[(head+inflight)%spec.depth] = mark
 					inflight++
 				}
 				if err := c.Flush(); err != nil {
 					return err
 				}
+				next += spec.interval * int64(granted)
 			}
 		}
-		if inflight == 0 {
+		if inflight == 0 { // nothing granted: the bound is reached
 			return nil
 		}
 		if err := putReplies(c, w, sent, &head, &inflight); err != nil {

@@ -15,7 +15,7 @@ func runPut(cfg Config) (Result, error) {
 	}
 	defer closeConns(conns)
 	elapsed := g.run(func(i int, w *worker) error {
-		return putLoop(conns[i], w, g.ctl, cfg.Size, cfg.Pipeline, false)
+		return putLoop(conns[i], w, g.ctl, cfg.putSpec(cfg.Conns, false))
 	})
 	r := g.collect(elapsed)
 	if !cfg.NoDrain {
@@ -70,7 +70,7 @@ func runE2E(cfg Config) (Result, error) {
 	elapsed := g.run(func(i int, w *worker) error {
 		if i < p {
 			defer func() { st.put.Add(w.acks.Load()); st.producing.Add(-1) }()
-			return putLoop(conns[i], w, g.ctl, cfg.Size, cfg.Pipeline, true)
+			return putLoop(conns[i], w, g.ctl, cfg.putSpec(p, true))
 		}
 		return consumeLoop(conns[i], w, g.ctl, st)
 	})
@@ -105,7 +105,7 @@ func preload(cfg Config, jobs int64) error {
 			if err != nil {
 				return err
 			}
-			err = putLoop(c, w, newMeasuringControl(share, parent), cfg.Size, 64, false)
+			err = putLoop(c, w, newMeasuringControl(share, parent), putSpec{size: cfg.Size, depth: 64})
 			c.Close()
 			if err != nil {
 				return err

@@ -80,6 +80,15 @@ func TestE2EAgainstReference(t *testing.T) {
 	assert.Greater(t, r.Latency.P50, 0.0)
 }
 
+func TestPacedE2EAgainstReference(t *testing.T) {
+	srv := startReference(t)
+	cfg := testConfig(srv.Addr, ScenarioE2E)
+	cfg.Producers, cfg.Conns, cfg.Jobs, cfg.Rate = 2, 2, 100, 2000
+	r := runOK(t, cfg)
+	assert.Equal(t, int64(100), r.Ops)
+	assert.GreaterOrEqual(t, r.Elapsed, 0.045, "100 puts at 2000/s take at least 49 intervals of 1 ms")
+}
+
 func TestLargeBodyPutAgainstReference(t *testing.T) {
 	srv := startReference(t)
 	cfg := testConfig(srv.Addr, ScenarioPut)

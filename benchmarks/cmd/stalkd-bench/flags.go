@@ -68,6 +68,7 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	integer(fs, &c.Batch, 1, "reserve: reserve-with-timeout 0 commands per round trip, then as many deletes", "b", "batch")
 	integer(fs, &c.Size, 100, "job body bytes", "s", "size")
 	integer(fs, &c.Tubes, 1, "tubes to spread the work over", "t", "tubes")
+	fs.Float64Var(&c.Rate, "rate", 0, "put, e2e: total puts per second over all producers (default: as fast as possible)")
 	fs.DurationVar(&c.Duration, "duration", 0, "measured time bound (default 5s unless -n is given)")
 	fs.Int64Var(&c.Jobs, "n", 0, "operation bound; reserve and mem: jobs to preload (reserve default 200000)")
 	fs.Int64Var(&c.Jobs, "jobs", 0, "same as -n")
