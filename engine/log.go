@@ -28,8 +28,9 @@ func (g gnetLogger) Fatalf(format string, args ...any) {
 func (cn *conn) traceCommand(cmd *codec.Command) {
 	ev := cn.srv.log.Trace().Int("fd", cn.fd)
 	switch {
-	case cmd.Op == codec.OpPut:
-		ev = ev.Uint64("job", cn.putID).Int("bytes", len(cmd.Body))
+	case cmd.Op == codec.OpPut: // "<FD job ID": a body has arrived
+		ev.Uint64("job", cn.putID).Int("bytes", len(cmd.Body)).Msg("job")
+		return
 	case cmd.Op != codec.OpNone:
 		ev = ev.Str("command", cmd.Op.Prefix())
 	default:
