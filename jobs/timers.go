@@ -53,6 +53,7 @@ type firedJob struct {
 type firedSession struct {
 	s    *Session
 	wait uint64 // the wait the timer was armed for
+	when int64
 }
 
 type firedTube struct {
@@ -198,7 +199,9 @@ func (q *Queue) Run(ctx context.Context) {
 // (delays ending, TTRs running out) in (deadline, id) order - the order of a
 // tube's delay heap, so equal deadlines do not depend on timer shards or on
 // arming order - then pauses ending in (deadline, tube creation) order, then
-// session waits.
+// waits ending in (deadline, session) order. Every one of these orders is
+// observable (hand-offs; removals from waiter sets move their last item),
+// so none may depend on which shard a timer sits in.
 func (q *Queue) fire(now int64) {
 	ts := &q.timers
 	ts.fireMu.Lock()
@@ -217,7 +220,7 @@ func (q *Queue) fire(now int64) {
 		}
 		s.sessScratch = s.sessions.Advance(now, s.sessScratch[:0])
 		for _, x := range s.sessScratch {
-			sess = append(sess, firedSession{x, x.timerWait})
+			sess = append(sess, firedSession{x, x.timerWait, x.timer.When()})
 		}
 		s.mu.Unlock()
 	}
@@ -226,6 +229,9 @@ func (q *Queue) fire(now int64) {
 	})
 	slices.SortFunc(tubes, func(a, b firedTube) int {
 		return cmp.Or(cmp.Compare(a.when, b.when), cmp.Compare(a.t.serial, b.t.serial))
+	})
+	slices.SortFunc(sess, func(a, b firedSession) int {
+		return cmp.Or(cmp.Compare(a.when, b.when), cmp.Compare(a.s.id, b.s.id))
 	})
 	for _, f := range jobsDue {
 		q.jobTimer(f.j, now)

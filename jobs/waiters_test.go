@@ -271,3 +271,27 @@ func TestStaleWaitTimerDoesNotEndTheNextWait(t *testing.T) {
 	assert.Equal(t, []uint64{first, second}, got)
 	assert.Equal(t, []error{nil, nil}, errs)
 }
+
+// Wait timers due in one tick end their waits in (deadline, session) order,
+// whatever timer shard each session sits in: the order is observable, since
+// each removal from a tube's waiter set moves its last waiter.
+func TestWaitTimersFireInDeadlineOrder(t *testing.T) {
+	f := newFixture(t)
+	ws := make([]*Session, 5) // A B C D E, waiting on default in that order
+	for i := range ws {
+		ws[i], _ = f.session()
+	}
+	timeouts := []time.Duration{2 * time.Second, -1, time.Second, -1, -1}
+	for i, w := range ws {
+		f.waitFor(w, timeouts[i])
+	}
+	f.advance(2 * time.Second) // C's timer, then A's: [A B C D E] -> [A B E D] -> [D B E]
+	for _, i := range []int{0, 2} {
+		_, err := f.outcome(ws[i])
+		require.ErrorIs(t, err, ErrTimedOut)
+	}
+	id := f.put(ws[1], 0, 0)
+	got, err := f.outcome(ws[3])
+	require.NoError(t, err, "D is first in the waiter set")
+	assert.Equal(t, id, got)
+}
