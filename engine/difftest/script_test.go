@@ -57,6 +57,9 @@ func expect(conn, want string) step {
 	return s
 }
 
+// silent expects nothing on conn within quietWindow, sending nothing.
+func silent(conn string) step { return expect(conn, "") }
+
 // ask writes send and reads n replies without pinning their bytes: the two
 // servers must agree, and checks state the intent.
 func ask(conn, send string, n int, checks ...check) step {

@@ -41,6 +41,10 @@ var framingScripts = []script{
 	{name: "framing/line-224-plus-crlf", steps: []step{
 		say("a", "use "+pad(220)+"\r\nlist-tube-used\r\n", "BAD_FORMAT\r\nUSING default\r\n"),
 	}},
+	{name: "framing/line-224-then-crlf-in-another-write", steps: []step{
+		say("a", pad(224), ""),
+		say("a", "\r\nuse zz\r\n", "BAD_FORMAT\r\nUSING zz\r\n"),
+	}},
 	{name: "framing/line-230-plus-crlf", steps: []step{
 		say("a", pad(230)+"\r\nuse zz\r\n", "BAD_FORMAT\r\nUSING zz\r\n"),
 	}},

@@ -126,6 +126,15 @@ var kickScripts = []script{
 		say("a", putCmd(0, 100, 60, "4")+putCmd(0, 100, 60, "5"), "INSERTED 4\r\nINSERTED 5\r\n"),
 		say("a", "kick 10abc\r\n", "KICKED 2\r\n"),
 	}},
+	{name: "kick/kicked-job-in-a-paused-tube-waits", steps: []step{
+		say("a", putCmd(0, 100, 60, "d")+"pause-tube default 100\r\n", "INSERTED 1\r\nPAUSED\r\n"),
+		say("b", "reserve-with-timeout 10\r\n", ""),
+		say("a", "kick 1\r\n", "KICKED 1\r\n"),
+		silent("b"),
+		say("a", "pause-tube default 0\r\n", "PAUSED\r\n"),
+		expect("b", "RESERVED 1 1\r\nd\r\n"),
+		ask("a", "stats-job 1\r\n", 1, fields("state: reserved", "kicks: 1", "reserves: 1")),
+	}},
 	{name: "kick/kick-job", steps: []step{
 		say("a", "use t\r\n"+putCmd(0, 100, 60, "d")+putCmd(0, 0, 60, "b")+putCmd(0, 0, 60, "r"),
 			"USING t\r\nINSERTED 1\r\nINSERTED 2\r\nINSERTED 3\r\n"),

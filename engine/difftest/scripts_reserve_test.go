@@ -43,10 +43,20 @@ var reserveScripts = []script{
 		say("b", putCmd(0, 0, 60, "x"), "INSERTED 1\r\n"),
 		read("a", 3, heads("RESERVED 1 1", "USING default", "OK "), fields("state: reserved", "reserves: 1")),
 	}},
+	{name: "reserve/later-commands-wait-for-the-timeout", steps: []step{
+		say("a", "reserve-with-timeout 1\r\n"+putCmd(0, 0, 60, "x")+"reserve-with-timeout 1\r\n",
+			"TIMED_OUT\r\nINSERTED 1\r\nRESERVED 1 1\r\nx\r\n").within(3 * time.Second),
+	}},
+	{name: "reserve/paused-tube-times-out", steps: []step{
+		say("a", putCmd(0, 0, 60, "x")+"pause-tube default 100\r\n", "INSERTED 1\r\nPAUSED\r\n"),
+		say("a", "reserve-with-timeout 1\r\n", "TIMED_OUT\r\n").within(3 * time.Second),
+		say("a", "kick 1\r\n", "KICKED 0\r\n"),
+		ask("a", "stats-tube default\r\n", 1, fields("current-jobs-ready: 1", "current-waiting: 0", "pause: 100")),
+	}},
 	{name: "reserve/with-timeout-woken-by-a-put", steps: []step{
 		say("a", "reserve-with-timeout 10\r\n", ""),
 		say("b", "use other\r\n"+putCmd(0, 0, 60, "no"), "USING other\r\nINSERTED 1\r\n"),
-		say("a", "", ""), // a job in an unwatched tube wakes nobody
+		silent("a"), // a job in an unwatched tube wakes nobody
 		say("b", "use default\r\n"+putCmd(0, 0, 60, "yes"), "USING default\r\nINSERTED 2\r\n"),
 		expect("a", "RESERVED 2 3\r\nyes\r\n"),
 	}},
@@ -165,10 +175,14 @@ var reserveScripts = []script{
 		ask("b", "stats\r\n", 1, fields("cmd-reserve: 0", "current-workers: 2", "current-jobs-reserved: 1")),
 	}},
 	{name: "reserve/half-close-while-waiting", steps: []step{
-		halfClose("a", "reserve\r\n", "TIMED_OUT\r\n"),
+		halfClose("a", "reserve\r\n", "TIMED_OUT\r\n<EOF>"),
 	}},
 	{name: "reserve/half-close-after-pipelined-commands", steps: []step{
-		halfClose("a", "list-tube-used\r\nreserve\r\n", "USING default\r\nTIMED_OUT\r\n"),
+		halfClose("a", "list-tube-used\r\nreserve\r\n", "USING default\r\nTIMED_OUT\r\n<EOF>"),
+	}},
+	{name: "reserve/half-close-after-a-put", steps: []step{
+		halfClose("a", putCmd(0, 0, 60, "x")+"list-tube-used\r\n", "INSERTED 1\r\nUSING default\r\n<EOF>"),
+		ask("b", "stats\r\n", 1, fields("current-connections: 1", "total-jobs: 1", "current-producers: 0")),
 	}},
 
 	// 1.12 reads the reserve-with-timeout argument with strtol; stalkd follows
