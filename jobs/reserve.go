@@ -80,7 +80,6 @@ func (s *Session) Waiting() bool { return s.wstate.Load()&stateMask != idle }
 // or buried. It ignores pauses and never answers ErrDeadlineSoon.
 func (s *Session) ReserveJob(id uint64) (JobData, uint64, error) {
 	q := s.q
-	s.setWorker()
 	j := q.jobs.get(id)
 	if j == nil {
 		return JobData{}, 0, ErrNotFound
@@ -107,6 +106,7 @@ func (s *Session) ReserveJob(id uint64) (JobData, uint64, error) {
 		return JobData{}, 0, ErrNotFound
 	}
 	q.reserveFor(s, j, q.clock.Now(), s.stripe, false)
+	s.setWorker() // only a successful reserve-job makes a worker
 	return j.data(), seq, nil
 }
 
