@@ -62,9 +62,9 @@ func (l *Log) track(rec *jobs.Record, idx uint64, size int64, moving bool) {
 	switch rec.Kind {
 	case jobs.RecPut:
 		if old, ok := l.jobs[rec.ID]; ok {
-			l.live -= old.size
+			l.live -= int64(old.size)
 		}
-		l.jobs[rec.ID] = loc{index: idx, size: size}
+		l.jobs[rec.ID] = loc{index: idx, size: uint32(size)}
 		l.live += size
 		l.whole = append(l.whole, wholeRec{index: idx, id: rec.ID})
 		if moving {
@@ -72,7 +72,7 @@ func (l *Log) track(rec *jobs.Record, idx uint64, size int64, moving bool) {
 		}
 	case jobs.RecDelete:
 		if old, ok := l.jobs[rec.ID]; ok {
-			l.live -= old.size
+			l.live -= int64(old.size)
 			delete(l.jobs, rec.ID)
 		}
 	}

@@ -89,7 +89,7 @@ func (l *Log) plan() (ids []uint64, cut uint64) {
 		for ; w < len(l.whole) && l.whole[w].index < end; w++ {
 			if r := l.whole[w]; l.current(r) {
 				ids = append(ids, r.id)
-				moved += l.jobs[r.id].size
+				moved += int64(l.jobs[r.id].size)
 			}
 		}
 		freed += segs[k].bytes

@@ -296,19 +296,24 @@ func (h *harness) wait(seq uint64) error {
 // settle waits until the compactor has nothing left to do.
 func (h *harness) settle() {
 	h.t.Helper()
+	settle(h.t, h.l)
+}
+
+func settle(t *testing.T, l *Log) {
+	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
-		h.l.mu.Lock()
-		busy := len(h.l.pending) > 0 || h.l.compactNeeded() || h.l.truncWant > h.l.truncDone
-		h.l.mu.Unlock()
+		l.mu.Lock()
+		busy := len(l.pending) > 0 || l.compactNeeded() || l.truncWant > l.truncDone
+		l.mu.Unlock()
 		if !busy {
 			return
 		}
-		signal(h.l.compactWake)
-		signal(h.l.wake)
+		signal(l.compactWake)
+		signal(l.wake)
 		time.Sleep(time.Millisecond) // waiting for goroutines, not driving time
 	}
-	h.t.Fatal("compaction did not settle")
+	t.Fatal("compaction did not settle")
 }
 
 // logBytes is the size of every segment file.

@@ -4,11 +4,13 @@ import (
 	"github.com/stalkd/stalkd/jobs"
 )
 
-// liveJob is one job as the log describes it.
-type liveJob struct {
-	rec   jobs.Record // a whole record; Body is the job's own copy
-	index uint64      // wal index of the job's latest whole record
-	size  int64       // bytes that record occupies in its segment
+// loc is where a live job's latest whole record is: its wal index and the
+// bytes it occupies in its segment. pos is the job's place in image.jobs
+// while Open builds the image (unused afterwards).
+type loc struct {
+	index uint64
+	size  uint32
+	pos   int32
 }
 
 // wholeRec notes that entry index holds a whole record of job id. The
@@ -17,19 +19,29 @@ type liveJob struct {
 type wholeRec struct{ index, id uint64 }
 
 // image is the state of the jobs a log describes, built entry by entry while
-// Open scans the segments. Only Open's goroutine uses it.
+// Open scans the segments. Only Open's goroutine uses it; the Log then
+// adopts locs as its job index.
 type image struct {
-	jobs     []liveJob        // in order of first appearance; deleted: rec.ID == 0
-	pos      map[uint64]int32 // live job id -> position in jobs
-	whole    []wholeRec
+	jobs     []jobs.Record     // whole records in order of first appearance; deleted: ID 0
+	locs     map[uint64]loc    // live job id -> latest whole record
+	whole    []wholeRec        // every whole record, in index order
+	live     int64             // sum of the locs' sizes
 	maxID    uint64            // highest job id any record or meta mentions
 	logStart uint64            // largest first index a meta says the log must hold
 	tubes    map[string]string // interned tube names
 	orphans  int               // updates and deletes of jobs the log no longer holds
 }
 
-func newImage() *image {
-	return &image{pos: make(map[uint64]int32), tubes: make(map[string]string)}
+// newImage sizes the image for a log of logBytes bytes (a small job takes
+// some 60 bytes), so that 1M jobs do not pay for repeated map growth.
+func newImage(logBytes int64) *image {
+	n := int(min(logBytes/64, 1<<24))
+	return &image{
+		jobs:  make([]jobs.Record, 0, n),
+		locs:  make(map[uint64]loc, n),
+		whole: make([]wholeRec, 0, n),
+		tubes: make(map[string]string),
+	}
 }
 
 // apply folds entry index (size bytes in its segment) into the image.
@@ -41,34 +53,42 @@ func (m *image) apply(e *decoded, index uint64, size int) {
 		return
 	}
 	r := &e.rec
+	var lc loc
+	known := false
+	if r.ID <= m.maxID { // ids grow: a put of a new id needs no lookup
+		lc, known = m.locs[r.ID]
+	}
 	m.maxID = max(m.maxID, r.ID)
-	p, known := m.pos[r.ID]
 	switch r.Kind {
 	case jobs.RecPut:
 		rec := *r
 		rec.Tube = m.intern(e.tube)
 		rec.Body = append(make([]byte, 0, len(r.Body)), r.Body...)
-		j := liveJob{rec: rec, index: index, size: int64(size)}
 		if known {
-			m.jobs[p] = j
+			m.live -= int64(lc.size)
+			m.jobs[lc.pos] = rec
 		} else {
-			m.pos[r.ID] = int32(len(m.jobs))
-			m.jobs = append(m.jobs, j)
+			lc.pos = int32(len(m.jobs))
+			m.jobs = append(m.jobs, rec)
 		}
+		lc.index, lc.size = index, uint32(size)
+		m.live += int64(size)
+		m.locs[r.ID] = lc
 		m.whole = append(m.whole, wholeRec{index: index, id: r.ID})
 	case jobs.RecUpdate:
 		if !known {
 			m.orphans++ // its whole record was compacted away
 			return
 		}
-		applyUpdate(&m.jobs[p].rec, r)
+		applyUpdate(&m.jobs[lc.pos], r)
 	case jobs.RecDelete:
 		if !known {
 			m.orphans++
 			return
 		}
-		m.jobs[p] = liveJob{}
-		delete(m.pos, r.ID)
+		m.live -= int64(lc.size)
+		m.jobs[lc.pos] = jobs.Record{}
+		delete(m.locs, r.ID)
 	}
 }
 
@@ -88,10 +108,10 @@ func (m *image) intern(b []byte) string {
 	return s
 }
 
-// live calls fn for each live job in order of first appearance.
-func (m *image) live(fn func(j *liveJob)) {
+// each calls fn for each live job in order of first appearance.
+func (m *image) each(fn func(r *jobs.Record)) {
 	for i := range m.jobs {
-		if m.jobs[i].rec.ID != 0 {
+		if m.jobs[i].ID != 0 {
 			fn(&m.jobs[i])
 		}
 	}

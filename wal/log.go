@@ -113,12 +113,6 @@ type pendingRec struct {
 	isMeta bool
 }
 
-// loc is where a live job's latest whole record is.
-type loc struct {
-	index uint64
-	size  int64
-}
-
 // hooks are seams for tests; the zero value means the real thing.
 type hooks struct {
 	openStore   func(dir string, segmentSize int64) (store, error)

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	twal "github.com/tidwall/wal"
+
+	"github.com/stalkd/stalkd/jobs"
 )
 
 // load brings the directory to a consistent log and builds the Log's
@@ -30,7 +32,7 @@ func (l *Log) load() error {
 			return fmt.Errorf("%w: %s holds an unfinished segment truncation (.START/.END files) that could not be completed", ErrCorrupt, l.dir)
 		}
 	}
-	sc := newScan(l.opts.Salvage, l.log)
+	sc := newScan(l.opts.Salvage, l.log, files)
 	if err := sc.run(files); err != nil {
 		return err
 	}
@@ -108,12 +110,15 @@ func (l *Log) salvage(files []segFile, img *image) error {
 	var b twal.Batch
 	var buf []byte
 	idx := uint64(1)
-	img.whole = img.whole[:0]
-	img.live(func(j *liveJob) {
-		buf = AppendRecord(buf[:0], &j.rec)
+	img.whole, img.live = img.whole[:0], 0
+	img.each(func(r *jobs.Record) {
+		buf = AppendRecord(buf[:0], r)
 		b.Write(idx, buf)
-		j.index, j.size = idx, int64(entrySize(len(buf)))
-		img.whole = append(img.whole, wholeRec{index: idx, id: j.rec.ID})
+		lc := img.locs[r.ID]
+		lc.index, lc.size = idx, uint32(entrySize(len(buf)))
+		img.locs[r.ID] = lc
+		img.live += int64(lc.size)
+		img.whole = append(img.whole, wholeRec{index: idx, id: r.ID})
 		idx++
 	})
 	b.Write(idx, appendMeta(buf[:0], meta{logStart: 1, maxID: img.maxID}))
@@ -146,11 +151,7 @@ func (l *Log) adopt(img *image) error {
 	l.nextSeq = 1
 	l.logStart = files[0].start
 	l.maxID = img.maxID
-	img.live(func(j *liveJob) {
-		l.jobs[j.rec.ID] = loc{index: j.index, size: j.size}
-		l.live += j.size
-	})
-	l.whole = img.whole
+	l.jobs, l.live, l.whole = img.locs, img.live, img.whole
 	l.img = img
 	return nil
 }

@@ -298,6 +298,7 @@ func TestQueueCompactionWorkload(t *testing.T) {
 	}
 	st := s.q.Stats()
 	assert.Equal(t, int64(len(want)), st.Ready+st.Buried+st.Delayed+st.Reserved)
+	settle(t, s.l)
 	assert.LessOrEqual(t, logBytes(t, s.dir), 3*int64(len(want))*300+2*opts.SegmentSize+4096)
 	t.Logf("%d live jobs, log %d bytes, %+v", len(want), logBytes(t, s.dir), s.l.Stats())
 }

@@ -38,11 +38,11 @@ func (l *Log) replay(q queue) error {
 	start := time.Now()
 	n := 0
 	var err error
-	img.live(func(j *liveJob) {
+	img.each(func(r *jobs.Record) {
 		if err != nil {
 			return
 		}
-		rec := j.rec
+		rec := *r
 		rec.Kind = jobs.RecPut
 		if rec.State == jobs.Reserved {
 			rec.State = jobs.Ready
