@@ -5,9 +5,6 @@ import (
 	"io"
 	"os"
 	"time"
-
-	"github.com/stalkd/stalkd/codec"
-	"github.com/stalkd/stalkd/jobs"
 )
 
 // finishTimeout bounds how long a closed connection's last replies may wait
@@ -18,12 +15,6 @@ const finishTimeout = 5 * time.Second
 // its input (a close or a half-close).
 func isEOF(err error) bool { return errors.Is(err, io.EOF) }
 
-// waitCanceller is implemented by a session that can end a pending reserve
-// without closing: the outcome if one was handed over, else ErrTimedOut.
-type waitCanceller interface {
-	CancelWait() (jobs.JobData, error)
-}
-
 // answerAtEOF answers, inside OnClose, what the client sent before it
 // half-closed: a pending reserve gets its outcome or TIMED_OUT (as from the
 // reference), then the buffered commands run, with reserves that cannot
@@ -33,16 +24,9 @@ type waitCanceller interface {
 func (cn *conn) answerAtEOF() {
 	cn.eof = true
 	if cn.waiting && !cn.takeOutcome() {
-		wc, ok := any(cn.sess).(waitCanceller)
-		if !ok {
-			mark := len(cn.out)
-			cn.out = append(cn.out, codec.TimedOut...)
-			cn.done(mark, 0, "")
-		} else {
-			cn.waiting = false
-			d, err := wc.CancelWait()
-			cn.reserved(d, 0, err)
-		}
+		cn.waiting = false
+		d, err := cn.sess.CancelWait()
+		cn.reserved(d, 0, err)
 	}
 	if !cn.blocked() {
 		cn.decodeAll()

@@ -15,8 +15,6 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-
-	"github.com/stalkd/stalkd/jobs"
 )
 
 // Golden wire transcripts: engine/testdata/transcripts/*.txt hold scripted
@@ -52,16 +50,8 @@ type transcript struct {
 	steps    []step
 	maxJob   uint32
 	refSkip  bool
-	needs    string // a queue feature the transcript needs ("CancelWait")
 	rawLines []string
 }
-
-// canCancelWait tells whether the queue can end a pending reserve without
-// closing the session (needed to answer what follows it after a half-close).
-var canCancelWait = func() bool {
-	_, ok := any(&jobs.Session{}).(waitCanceller)
-	return ok
-}()
 
 var repeatRE = regexp.MustCompile(`\{\{(\d+)\*([^}]*)\}\}`)
 
@@ -91,8 +81,6 @@ func loadTranscript(t testing.TB, path string) *transcript {
 			tr.maxJob = uint32(n)
 		case strings.HasPrefix(l, "# ref: skip"):
 			tr.refSkip = true
-		case strings.HasPrefix(l, "# needs: "):
-			tr.needs = strings.TrimPrefix(l, "# needs: ")
 		case l[0] == '#':
 		case strings.HasPrefix(l, "> "), strings.HasPrefix(l, "< "):
 			tr.steps = append(tr.steps, step{kind: l[0], arg: unescape(t, l[2:]), line: i})
@@ -242,9 +230,6 @@ func transcripts(t *testing.T) []*transcript {
 func TestTranscripts(t *testing.T) {
 	for _, tr := range transcripts(t) {
 		t.Run(tr.name, func(t *testing.T) {
-			if tr.needs == "CancelWait" && !canCancelWait {
-				t.Skip("jobs.Session has no CancelWait yet")
-			}
 			s := startServer(t, func(c *Config) {
 				c.MaxJobSize = tr.maxJob
 				c.Verbose = 2

@@ -2,6 +2,7 @@ package jobs
 
 import (
 	"math"
+	"runtime"
 	"time"
 )
 
@@ -204,5 +205,33 @@ func (s *Session) deliver() {
 	s.mu.Unlock()
 	if ok && s.wake != nil {
 		s.wake()
+	}
+}
+
+// CancelWait ends a pending Reserve without closing the session (its client
+// half-closed, and the protocol answers what it sent before). It returns the
+// job if one was already handed over, otherwise ErrTimedOut. If another
+// goroutine has just won the wait, CancelWait lets it publish its outcome -
+// a few lock hand-offs at most - and returns that.
+func (s *Session) CancelWait() (JobData, error) {
+	q := s.q
+	if s.claim(claimed) {
+		q.stats.add(s.stripe, cWaiting, -1)
+		s.unregisterWait(nil)
+		q.timers.cancelSession(s)
+		s.mu.Lock()
+		s.outcome, s.outcomeErr, s.hasOutcome = JobData{}, ErrTimedOut, true
+		s.mu.Unlock()
+		return s.TakeOutcome()
+	}
+	for {
+		d, err := s.TakeOutcome()
+		if err != ErrWaiting {
+			return d, err
+		}
+		if !s.Waiting() {
+			return JobData{}, ErrTimedOut
+		}
+		runtime.Gosched()
 	}
 }

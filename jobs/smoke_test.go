@@ -86,3 +86,35 @@ func TestSmokeFlows(t *testing.T) {
 	require.Equal(t, int64(0), s.Reserved)
 	require.Equal(t, int64(1), s.Connections)
 }
+
+func TestCancelWait(t *testing.T) {
+	clk := NewManualClock(1_000_000_000_000)
+	q := New(Config{Clock: clk})
+	p := q.NewSession(nil)
+	c := q.NewSession(nil)
+
+	_, err := c.Reserve(-1)
+	require.ErrorIs(t, err, ErrWaiting)
+	_, err = c.CancelWait()
+	require.ErrorIs(t, err, ErrTimedOut)
+	require.False(t, c.Waiting())
+	require.Equal(t, int64(0), q.Stats().Waiting)
+
+	// The session stays usable, and a later put is not handed to it.
+	id, _, err := p.Put(PutRequest{Body: body("x")})
+	require.NoError(t, err)
+	st, err := q.StatsJob(id)
+	require.NoError(t, err)
+	require.Equal(t, Ready, st.State)
+
+	// A job handed over before the cancel is returned by it.
+	_, err = c.Delete(id)
+	require.NoError(t, err)
+	_, err = c.Reserve(-1)
+	require.ErrorIs(t, err, ErrWaiting)
+	id, _, err = p.Put(PutRequest{Body: body("y")})
+	require.NoError(t, err)
+	d, err := c.CancelWait()
+	require.NoError(t, err)
+	require.Equal(t, id, d.ID)
+}
