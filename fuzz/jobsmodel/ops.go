@@ -178,3 +178,34 @@ func (h *Harness) RandomOp(r *rand.Rand) Op {
 	op, _, _ := h.DecodeOp([]byte{byte(kind), byte(slot), byte(b()), byte(b()), byte(b())})
 	return op
 }
+
+// tapeWeights: like weights, plus Take, since a tape cannot know which
+// sessions wait.
+var tapeWeights = func() [NumKinds]int {
+	w := weights
+	w[Take] = 10
+	return w
+}()
+
+// RandomTape draws a tape of n operations for DecodeOp, with kinds in the
+// proportions RandomOp uses: a seed for the fuzzer.
+func RandomTape(r *rand.Rand, n int) []byte {
+	total := 0
+	for _, w := range tapeWeights {
+		total += w
+	}
+	tape := make([]byte, 0, 5*n)
+	for range n {
+		x := r.IntN(total)
+		kind := 0
+		for k, w := range tapeWeights {
+			if x < w {
+				kind = k
+				break
+			}
+			x -= w
+		}
+		tape = append(tape, byte(kind), byte(r.IntN(256)), byte(r.IntN(256)), byte(r.IntN(256)), byte(r.IntN(256)))
+	}
+	return tape
+}
