@@ -22,8 +22,9 @@ type Decoder struct {
 	maxJob uint32
 	state  state
 	skip   uint64  // stateSkipBody: bytes still to swallow
-	body   []byte  // stateBody: the pending body buffer, len Size+2
+	body   []byte  // stateBody: the pending body buffer; grows to len Size+2 (see growBody)
 	filled int     // stateBody: bytes of body received so far
+	want   int     // stateBody: Size+2
 	put    Command // stateBody: the put header fields, repeated on the OpPut event
 }
 
@@ -50,10 +51,11 @@ func (d *Decoder) Decode(in []byte) (cmd Command, n int, ok bool) {
 		rest := in[n:]
 		switch d.state {
 		case stateBody:
+			d.growBody(len(rest))
 			k := copy(d.body[d.filled:], rest)
 			d.filled += k
 			n += k
-			if d.filled < len(d.body) {
+			if d.filled < d.want {
 				return Command{}, n, false
 			}
 			return d.finishBody(), n, true
@@ -124,9 +126,29 @@ func (d *Decoder) accept(c *Command) {
 		return
 	}
 	d.state = stateBody
-	d.body = make([]byte, int(c.Size)+2)
+	d.want = int(c.Size) + 2
+	d.body = make([]byte, min(d.want, eagerBody))
 	d.filled = 0
 	d.put = Command{Pri: c.Pri, Delay: c.Delay, TTR: c.TTR, Size: c.Size}
+}
+
+// eagerBody is the most a put line makes the decoder allocate before its body
+// arrives. Larger bodies grow as bytes come in, so that a client announcing a
+// 1 GiB put and sending nothing holds 64 KiB, not 1 GiB.
+const eagerBody = 64 << 10
+
+// growBody makes room for up to more further bytes of the pending body,
+// doubling (so a large body is copied less than twice in all) and never past
+// its final size, which it reaches exactly.
+func (d *Decoder) growBody(more int) {
+	need := min(d.filled+more, d.want)
+	if need <= len(d.body) {
+		return
+	}
+	size := min(max(2*len(d.body), need), d.want)
+	grown := make([]byte, size)
+	copy(grown, d.body[:d.filled])
+	d.body = grown
 }
 
 // finishBody hands the completed body over and returns to reading lines.
@@ -134,7 +156,7 @@ func (d *Decoder) finishBody() Command {
 	c := d.put
 	c.Op = OpPut
 	body := d.body
-	d.body, d.filled, d.state = nil, 0, stateLine
+	d.body, d.filled, d.want, d.state = nil, 0, 0, stateLine
 	if k := len(body); body[k-2] != '\r' || body[k-1] != '\n' {
 		c.Err = errExpectedCRLF // no resync: the next line starts right after the body
 		return c

@@ -1,0 +1,39 @@
+package codec
+
+import (
+	"bytes"
+	"strconv"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// A large put holds memory in proportion to what has arrived, not to what
+// it announced, and still ends as one exactly-sized body.
+func TestLargeBodyGrowsAsItArrives(t *testing.T) {
+	const size = 3<<20 + 7
+	d := NewDecoder(4 << 20)
+	line := []byte("put 0 0 1 " + strconv.Itoa(size) + "\r\n")
+	c, n, ok := d.Decode(line)
+	require.True(t, ok)
+	require.Equal(t, OpPutHeader, c.Op)
+	require.Equal(t, len(line), n)
+	require.LessOrEqual(t, cap(d.body), eagerBody, "nothing has arrived yet")
+
+	data := bytes.Repeat([]byte{'x'}, size)
+	payload := append(data, '\r', '\n')
+	for off := 0; ; {
+		end := min(off+5000, len(payload))
+		c, n, ok = d.Decode(payload[off:end])
+		off += n
+		if ok {
+			break
+		}
+		require.LessOrEqual(t, cap(d.body), max(2*off, eagerBody), "at most twice what arrived")
+	}
+	require.Equal(t, OpPut, c.Op)
+	require.NoError(t, c.Err)
+	require.Len(t, c.Body, size+2)
+	require.Equal(t, size+2, cap(c.Body), "the job keeps no slack")
+	require.True(t, bytes.Equal(payload, c.Body))
+}
