@@ -35,16 +35,29 @@ func HasCeiling(scenario string) bool {
 	return scenario == ScenarioPut || scenario == ScenarioReserve || scenario == ScenarioE2E
 }
 
-// RunCeiling runs cfg against an in-process EchoServer: the generator's own
-// ceiling on this machine. Reserve needs a Jobs bound or a Duration (the
-// echo server never runs dry); drain and RSS readings are skipped.
-func RunCeiling(cfg Config) (Result, error) {
+// RunCeiling runs cfg against the echo server: the generator's own ceiling.
+// With a template (containing {port}; `stalkd-bench serve-echo` is one) the
+// echo runs in a process of its own, like a real server; with "" it runs in
+// this process, which shares the Go scheduler with the generator and so
+// reads lower with many connections. Reserve needs a Jobs or Duration bound
+// (the echo never runs dry); drain and RSS readings are skipped.
+func RunCeiling(cfg Config, template string) (Result, error) {
 	cfg = cfg.WithDefaults()
+	cfg.Label, cfg.NoDrain, cfg.PID = CeilingLabel, true, 0
+	if template != "" {
+		srv, err := StartServer(template, nil)
+		if err != nil {
+			return Result{}, err
+		}
+		defer srv.Stop()
+		cfg.Addr = srv.Addr
+		return Run(cfg)
+	}
 	echo, err := StartEcho("127.0.0.1:0", cfg.Size)
 	if err != nil {
 		return Result{}, err
 	}
 	defer echo.Close()
-	cfg.Addr, cfg.Label, cfg.NoDrain, cfg.PID = echo.Addr(), CeilingLabel, true, 0
+	cfg.Addr = echo.Addr()
 	return Run(cfg)
 }

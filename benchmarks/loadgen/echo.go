@@ -6,11 +6,13 @@ import (
 	"net"
 	"strconv"
 	"sync"
+	"sync/atomic"
 )
 
 // EchoServer is a trivial beanstalk responder with no queue: put is answered
-// INSERTED, any reserve RESERVED with a fixed body (stamped with the current
-// time, so e2e latency reads ~0), delete DELETED, use USING, watch and ignore
+// INSERTED, any reserve RESERVED with a fixed body whose first 8 bytes repeat
+// those of the latest put body (so e2e latency reads as the time since the
+// latest put, whether the echo runs in the generator's process or not), delete DELETED, use USING, watch and ignore
 // WATCHING 1, stats an OK document with zero counts. It exists to measure the
 // generator's own ceiling: the throughput the generator reaches against a
 // server that costs next to nothing, on the same CPUs.
@@ -19,6 +21,7 @@ import (
 type EchoServer struct {
 	ln    net.Listener
 	body  []byte
+	stamp atomic.Int64 // first 8 bytes of the latest put body
 	wg    sync.WaitGroup
 	mu    sync.Mutex
 	conns map[net.Conn]struct{}
@@ -76,49 +79,46 @@ func (s *EchoServer) serve(nc net.Conn) {
 		s.mu.Unlock()
 		nc.Close()
 	}()
-	r := bufio.NewReaderSize(nc, 16<<10)
-	w := bufio.NewWriterSize(nc, 64<<10)
-	body := append([]byte(nil), s.body...)
-	var id uint64
-	var num []byte
+	e := &echoConn{s: s, r: bufio.NewReaderSize(nc, 16<<10), w: bufio.NewWriterSize(nc, 64<<10),
+		body: append([]byte(nil), s.body...)}
 	for {
-		line, err := r.ReadSlice('\n')
+		line, err := e.r.ReadSlice('\n')
 		if err != nil || len(line) < 2 {
 			return
 		}
-		line = line[:len(line)-2]
-		if !echoReply(r, w, line, body, &id, &num) {
+		if !e.reply(line[:len(line)-2]) {
 			return
 		}
-		if r.Buffered() == 0 && w.Flush() != nil {
+		if e.r.Buffered() == 0 && e.w.Flush() != nil {
 			return
 		}
 	}
 }
 
-// echoReply answers one command line; false means close the connection.
-func echoReply(r *bufio.Reader, w *bufio.Writer, line, body []byte, id *uint64, num *[]byte) bool {
+// echoConn is one echo connection's state, owned by its goroutine.
+type echoConn struct {
+	s    *EchoServer
+	r    *bufio.Reader
+	w    *bufio.Writer
+	body []byte // RESERVED body; its first bytes carry the latest put stamp
+	id   uint64
+	num  []byte
+}
+
+// reply answers one command line; false means close the connection.
+func (e *echoConn) reply(line []byte) bool {
+	w := e.w
 	switch {
 	case hasWord(line, "put "):
-		n, err := parseUint(line[bytes.LastIndexByte(line, ' ')+1:])
-		if err != nil {
-			w.WriteString("BAD_FORMAT\r\n")
-			return true
-		}
-		if _, err := r.Discard(int(n) + 2); err != nil {
-			return false
-		}
-		*id++
-		*num = strconv.AppendUint(append((*num)[:0], "INSERTED "...), *id, 10)
-		w.Write(append(*num, '\r', '\n'))
+		return e.put(line)
 	case hasWord(line, "reserve"):
-		*id++
-		putStamp(body, nanotime())
-		b := strconv.AppendUint(append((*num)[:0], "RESERVED "...), *id, 10)
-		b = strconv.AppendUint(append(b, ' '), uint64(len(body)), 10)
-		*num = b
-		w.Write(append(b, '\r', '\n'))
-		w.Write(body)
+		e.id++
+		putStamp(e.body, e.s.stamp.Load())
+		b := strconv.AppendUint(append(e.num[:0], "RESERVED "...), e.id, 10)
+		b = strconv.AppendUint(append(b, ' '), uint64(len(e.body)), 10)
+		e.num = append(b, '\r', '\n')
+		w.Write(e.num)
+		w.Write(e.body)
 		w.WriteString("\r\n")
 	case hasWord(line, "delete "):
 		w.WriteString("DELETED\r\n")
@@ -136,5 +136,32 @@ func echoReply(r *bufio.Reader, w *bufio.Writer, line, body []byte, id *uint64, 
 	default:
 		w.WriteString("UNKNOWN_COMMAND\r\n")
 	}
+	return true
+}
+
+// put skips the body, keeping its stamp (the e2e put time) for later
+// reserves, and answers INSERTED.
+func (e *echoConn) put(line []byte) bool {
+	n, err := parseUint(line[bytes.LastIndexByte(line, ' ')+1:])
+	if err != nil {
+		e.w.WriteString("BAD_FORMAT\r\n")
+		return true
+	}
+	if n >= stampLen {
+		head, err := e.r.Peek(stampLen)
+		if err != nil {
+			return false
+		}
+		if t, ok := readStamp(head); ok {
+			e.s.stamp.Store(t)
+		}
+	}
+	if _, err := e.r.Discard(int(n) + 2); err != nil {
+		return false
+	}
+	e.id++
+	e.num = strconv.AppendUint(append(e.num[:0], "INSERTED "...), e.id, 10)
+	e.num = append(e.num, '\r', '\n')
+	e.w.Write(e.num)
 	return true
 }

@@ -138,7 +138,7 @@ func TestCeilingScenarios(t *testing.T) {
 	for _, sc := range []string{ScenarioPut, ScenarioReserve} {
 		cfg := testConfig("unused", sc)
 		cfg.Conns, cfg.Pipeline, cfg.Batch, cfg.Jobs = 2, 8, 8, 400
-		r, err := RunCeiling(cfg)
+		r, err := RunCeiling(cfg, "")
 		require.NoError(t, err, sc)
 		require.NoError(t, r.Err())
 		assert.Equal(t, int64(400), r.Ops, sc)
@@ -146,21 +146,31 @@ func TestCeilingScenarios(t *testing.T) {
 	}
 	cfg := testConfig("unused", ScenarioE2E)
 	cfg.Producers, cfg.Conns, cfg.Jobs = 2, 2, 400
-	r, err := RunCeiling(cfg)
+	r, err := RunCeiling(cfg, "")
 	require.NoError(t, err)
 	require.NoError(t, r.Err())
 	assert.Equal(t, int64(400), r.Puts)
 	assert.Positive(t, r.Ops)
+	assert.Positive(t, r.Latency.P50, "reserves carry the latest put's stamp")
 }
 
-func TestDurationAndWarmupBound(t *testing.T) {
+func TestWarmupThenCountBound(t *testing.T) {
 	echo := startEcho(t)
 	cfg := testConfig(echo.Addr(), ScenarioPut)
 	cfg.Conns, cfg.Pipeline, cfg.NoDrain = 2, 4, true
-	cfg.Warmup, cfg.Duration = 50*time.Millisecond, 100*time.Millisecond
+	cfg.Warmup, cfg.Jobs = 20*time.Millisecond, 300
 	r := runOK(t, cfg)
-	assert.Positive(t, r.Ops)
-	assert.Greater(t, r.Elapsed, 0.0)
+	assert.Equal(t, int64(300), r.Ops, "warmup puts are not counted; the measured ones are exactly the bound")
+}
+
+func TestDurationBoundStopsTheRun(t *testing.T) {
+	echo := startEcho(t)
+	cfg := testConfig(echo.Addr(), ScenarioPut)
+	cfg.Conns, cfg.Pipeline, cfg.NoDrain = 2, 4, true
+	cfg.Duration = 100 * time.Millisecond
+	r := runOK(t, cfg) // returning at all is the point: no Jobs bound, a 30 s Timeout
+	assert.GreaterOrEqual(t, r.Ops, int64(0))
+	assert.Less(t, r.Elapsed, 30.0)
 }
 
 // TestHardTimeoutEndsStuckRun: a server that accepts `use` and then never

@@ -82,7 +82,7 @@ func runSingle(o *options, stdout, stderr io.Writer) error {
 	}
 	results := []loadgen.Result{res}
 	if o.ceiling && loadgen.HasCeiling(cfg.Scenario) {
-		ceil, err := loadgen.RunCeiling(cfg)
+		ceil, err := loadgen.RunCeiling(cfg, ceilingTemplate(cfg))
 		if err != nil {
 			return fmt.Errorf("ceiling: %w", err)
 		}
@@ -115,7 +115,7 @@ func runCompare(o *options, stdout, stderr io.Writer) error {
 	}
 	var ceil []loadgen.Result
 	if o.ceiling && loadgen.HasCeiling(o.cfg.Scenario) {
-		r, err := loadgen.RunCeiling(o.cfg)
+		r, err := loadgen.RunCeiling(o.cfg, ceilingTemplate(o.cfg))
 		if err != nil {
 			return fmt.Errorf("ceiling: %w", err)
 		}
@@ -153,9 +153,23 @@ func serveEcho(o *options, stderr io.Writer) error {
 	if d <= 0 {
 		d = time.Minute
 	}
-	fmt.Fprintf(stderr, "echo server on %s for %v\n", echo.Addr(), d)
+	if !o.quiet {
+		fmt.Fprintf(stderr, "echo server on %s for %v\n", echo.Addr(), d)
+	}
 	time.Sleep(d)
 	return echo.Close()
+}
+
+// ceilingTemplate runs this very binary's serve-echo in a process of its
+// own, bounded by the run's timeout; "" (echo in process) if the binary
+// cannot be found.
+func ceilingTemplate(cfg loadgen.Config) string {
+	self, err := os.Executable()
+	if err != nil || strings.ContainsAny(self, " '\"\\$") {
+		return ""
+	}
+	c := cfg.WithDefaults()
+	return fmt.Sprintf("%s serve-echo -a 127.0.0.1:{port} -s %d --duration %s", self, c.Size, c.Timeout+time.Minute)
 }
 
 func firstWord(s string) string {
