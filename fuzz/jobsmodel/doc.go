@@ -23,9 +23,9 @@
 // session slots. Step applies one Op to both sides and then compares the
 // reply, every session's wake count, wait state, used tube and watch list,
 // Stats, ListTubes, every StatsTube and the StatsJob of every live job. A
-// session that waits in reserve accepts only Take and Close until its
-// outcome is taken; Step skips other session operations on it, as the
-// queue's contract demands.
+// session that waits in reserve accepts only Take, CancelWait and Close
+// until its outcome is taken; Step skips other session operations on it,
+// as the queue's contract demands.
 //
 // Concurrency: none. A Harness and its Model are used by one goroutine.
 package jobsmodel

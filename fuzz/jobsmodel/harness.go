@@ -162,6 +162,8 @@ func (h *Harness) apply(op Op) (got, want Reply, ok bool) {
 		m.SetDraining(on)
 	case SpendID:
 		return Reply{ID: h.Q.NextID()}, Reply{ID: m.NextID()}, true
+	case CancelWait:
+		return job(s.CancelWait()), m.CancelWait(id), true
 	}
 	return got, want, false
 }

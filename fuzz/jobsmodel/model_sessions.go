@@ -141,6 +141,22 @@ func (m *Model) Take(s int) Reply {
 	return ss.outcome
 }
 
+// CancelWait ends the pending wait of s without closing it: TIMED_OUT if
+// nothing had come yet (and no wake), else the outcome that had come.
+func (m *Model) CancelWait(s int) Reply {
+	ss := m.sessions[s]
+	switch ss.state {
+	case waiting:
+		for _, name := range ss.waitTubes {
+			m.tube(name).removeWaiter(s)
+		}
+		ss.state, ss.waitTubes, ss.timerAt = idle, nil, 0
+	case delivered:
+		return m.Take(s)
+	}
+	return Reply{Err: jobs.ErrTimedOut}
+}
+
 // ReserveJob reserves a ready, delayed or buried job of any tube. Only a
 // successful one makes s a worker.
 func (m *Model) ReserveJob(s int, id uint64) Reply {

@@ -32,12 +32,13 @@ const (
 	Close
 	Drain
 	SpendID
+	CancelWait
 	NumKinds
 )
 
 var kindNames = [NumKinds]string{"put", "reserve", "reserve-job", "take", "delete", "release", "bury",
 	"touch", "kick", "kick-job", "peek", "peek-ready", "peek-delayed", "peek-buried", "use", "watch",
-	"ignore", "pause-tube", "advance", "close", "drain", "next-id"}
+	"ignore", "pause-tube", "advance", "close", "drain", "next-id", "cancel-wait"}
 
 func (k Kind) String() string { return kindNames[k] }
 
@@ -140,7 +141,7 @@ func (h *Harness) pickID(b int, index func(n int) int) uint64 {
 var weights = [NumKinds]int{
 	Put: 14, Reserve: 12, ReserveJob: 3, Take: 0, Delete: 9, Release: 6, Bury: 4, Touch: 3, Kick: 3,
 	KickJob: 2, Peek: 2, PeekReady: 2, PeekDelayed: 1, PeekBuried: 1, Use: 4, Watch: 4, Ignore: 3,
-	Pause: 2, Advance: 12, Close: 1, Drain: 1, SpendID: 1,
+	Pause: 2, Advance: 12, Close: 1, Drain: 1, SpendID: 1, CancelWait: 1,
 }
 
 // RandomOp draws an operation. A slot waiting in reserve mostly takes its
@@ -156,6 +157,8 @@ func (h *Harness) RandomOp(r *rand.Rand) Op {
 			return Op{Kind: Take, Slot: slot}
 		case x == 4:
 			return Op{Kind: Close, Slot: slot}
+		case x == 5:
+			return Op{Kind: CancelWait, Slot: slot}
 		}
 	}
 	total := 0
