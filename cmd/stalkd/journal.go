@@ -2,11 +2,14 @@ package main
 
 import (
 	"errors"
+	"fmt"
+	"os"
 
 	"github.com/rs/zerolog"
 
 	"github.com/stalkd/stalkd/engine"
 	"github.com/stalkd/stalkd/jobs"
+	"github.com/stalkd/stalkd/wal"
 )
 
 // journal is what the persistence flags produce: the queue's journal (nil
@@ -20,17 +23,55 @@ type journal struct {
 	close  func() error
 }
 
+// salvageEnv, set to 1, starts the server on a log damaged in the middle,
+// keeping what is readable (wal.Options.Salvage). It is an environment
+// variable because the reference's flag set has no letter for it.
+const salvageEnv = "STALKD_SALVAGE"
+
+// Segment sizes the log accepts; -s values outside are clamped (the stats
+// document still reports the value given, as the reference does).
+const (
+	minSegmentSize = 4096
+	maxSegmentSize = 1 << 40
+)
+
 // openJournal turns the -b, -f, -F and -s flags into a journal. It runs
 // after the socket is bound and privileges are dropped, before the queue
 // exists. Without -b it returns an in-memory setup whose stats report the
 // -s value, as the reference does.
 func openJournal(o journalFlags, log zerolog.Logger) (journal, error) {
-	if o.Dir != "" {
-		return journal{}, errors.New("persistence (-b) is not available in this build")
-	}
 	size := o.SegmentSize
+	if o.Dir == "" {
+		return journal{
+			stats: func() engine.BinlogStats { return engine.BinlogStats{MaxSize: size} },
+			close: func() error { return nil },
+		}, nil
+	}
+	l, err := wal.Open(o.Dir, wal.Options{
+		SyncInterval: o.SyncInterval,
+		NoSync:       o.NoSync,
+		SegmentSize:  min(max(size, minSegmentSize), maxSegmentSize),
+		Salvage:      os.Getenv(salvageEnv) == "1",
+		Logger:       log,
+	})
+	switch {
+	case errors.Is(err, wal.ErrLocked):
+		return journal{}, &exitError{exitWALDir, err}
+	case errors.Is(err, wal.ErrCorrupt):
+		return journal{}, fmt.Errorf("%w (set %s=1 to start with what is readable)", err, salvageEnv)
+	case err != nil:
+		return journal{}, err
+	}
 	return journal{
-		stats: func() engine.BinlogStats { return engine.BinlogStats{MaxSize: size} },
-		close: func() error { return nil },
+		j:      l,
+		replay: l.Replay,
+		stats: func() engine.BinlogStats {
+			s := l.Stats()
+			return engine.BinlogStats{
+				OldestIndex: int64(s.OldestIndex), CurrentIndex: int64(s.CurrentIndex),
+				RecordsMigrated: s.Migrated, RecordsWritten: s.Written, MaxSize: size,
+			}
+		},
+		close: l.Close,
 	}, nil
 }
