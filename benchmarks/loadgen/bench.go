@@ -26,8 +26,12 @@ func Run(cfg Config) (Result, error) {
 	return Result{}, fmt.Errorf("loadgen: unknown scenario %q", cfg.Scenario)
 }
 
-// CeilingLabel names the built-in echo server in reports.
-const CeilingLabel = "ceiling (echo)"
+// Labels of the ceiling runs in reports: the echo server in this process, or
+// in a process of its own.
+const (
+	CeilingLabel        = "ceiling (echo)"
+	CeilingProcessLabel = "ceiling (echo process)"
+)
 
 // HasCeiling reports whether measuring scenario against the echo server
 // means anything (not for conns and mem, which measure the server itself).
@@ -38,13 +42,16 @@ func HasCeiling(scenario string) bool {
 // RunCeiling runs cfg against the echo server: the generator's own ceiling.
 // With a template (containing {port}; `stalkd-bench serve-echo` is one) the
 // echo runs in a process of its own, like a real server; with "" it runs in
-// this process, which shares the Go scheduler with the generator and so
-// reads lower with many connections. Reserve needs a Jobs or Duration bound
+// this process. Neither is always higher: in process, hand-offs skip the
+// kernel's process switches (pipelined runs read higher), but the echo's
+// goroutines share the generator's scheduler (many connections can read
+// lower), so stalkd-bench reports both. Reserve needs a Jobs or Duration bound
 // (the echo never runs dry); drain and RSS readings are skipped.
 func RunCeiling(cfg Config, template string) (Result, error) {
 	cfg = cfg.WithDefaults()
 	cfg.Label, cfg.NoDrain, cfg.PID = CeilingLabel, true, 0
 	if template != "" {
+		cfg.Label = CeilingProcessLabel
 		srv, err := StartServer(template, nil)
 		if err != nil {
 			return Result{}, err

@@ -24,6 +24,7 @@ type options struct {
 	ceiling          bool
 	serverLog        bool
 	cpuProfile       string
+	only             string
 }
 
 func (o *options) comparing() bool {
@@ -47,6 +48,8 @@ scenarios:
   conns       hold --idle N idle connections, then time commands on a fresh one
   mem         preload -n jobs and report the server's RSS per job (needs --server or --pid)
   serve-echo  run the built-in echo server on -a for --duration
+  all         every case of BENCHMARKS.md against one target (--server CMD, or -a ADDR [--pid N])
+  compare-all every case against two targets (--server-a CMD --server-b CMD, or -a A --compare B)
 
 Every run also measures the generator's own ceiling against a built-in echo
 server (--no-ceiling to skip). Server templates are run with sh -c; {port} is
@@ -89,6 +92,7 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	fs.BoolVar(&o.json, "json", false, "print JSON instead of tables")
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress line on stderr")
 	fs.BoolVar(&o.serverLog, "server-log", false, "pass started servers' output to stderr")
+	fs.StringVar(&o.only, "only", "", "all, compare-all: run only the cases whose name contains this")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write the generator's CPU profile to this file")
 	noCeiling := fs.Bool("no-ceiling", false, "skip the echo-server ceiling run")
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
@@ -114,6 +118,12 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	c.Scenario = o.scenario
 	if !o.quiet {
 		c.Progress = os.Stderr
+	}
+	if o.scenario == "compare-all" && !o.comparing() {
+		return nil, errors.New("compare-all needs two targets: --server-a and --server-b, or -a and --compare")
+	}
+	if o.scenario == "all" && o.comparing() {
+		return nil, errors.New("all runs one target; use compare-all for two")
 	}
 	if o.comparing() && o.serverB == "" && o.compare == "" {
 		return nil, errors.New("comparing needs a B: --compare ADDR_B or --server-b CMD")

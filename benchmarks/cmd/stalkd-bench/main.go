@@ -44,6 +44,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if o.scenario == "serve-echo" {
 		err = serveEcho(o, stderr)
+	} else if o.scenario == "all" || o.scenario == "compare-all" {
+		err = runMatrix(o, stdout, stderr)
 	} else if o.comparing() {
 		err = runCompare(o, stdout, stderr)
 	} else {
@@ -81,12 +83,12 @@ func runSingle(o *options, stdout, stderr io.Writer) error {
 		return err
 	}
 	results := []loadgen.Result{res}
-	if o.ceiling && loadgen.HasCeiling(cfg.Scenario) {
-		ceil, err := loadgen.RunCeiling(cfg, ceilingTemplate(cfg))
+	if o.ceiling {
+		ceil, err := ceilings(cfg)
 		if err != nil {
-			return fmt.Errorf("ceiling: %w", err)
+			return err
 		}
-		results = append(results, ceil)
+		results = append(results, ceil...)
 	}
 	if o.json {
 		err = loadgen.WriteJSON(stdout, map[string]any{"results": results})
@@ -114,12 +116,10 @@ func runCompare(o *options, stdout, stderr io.Writer) error {
 		return err
 	}
 	var ceil []loadgen.Result
-	if o.ceiling && loadgen.HasCeiling(o.cfg.Scenario) {
-		r, err := loadgen.RunCeiling(o.cfg, ceilingTemplate(o.cfg))
-		if err != nil {
-			return fmt.Errorf("ceiling: %w", err)
+	if o.ceiling {
+		if ceil, err = ceilings(o.cfg); err != nil {
+			return err
 		}
-		ceil = append(ceil, r)
 	}
 	if o.json {
 		return loadgen.WriteJSON(stdout, map[string]any{"comparison": cmp, "ceiling": ceil})
@@ -158,6 +158,27 @@ func serveEcho(o *options, stderr io.Writer) error {
 	}
 	time.Sleep(d)
 	return echo.Close()
+}
+
+// ceilings measures the generator against the echo server in its own
+// process and in this one (none for conns and mem).
+func ceilings(cfg loadgen.Config) ([]loadgen.Result, error) {
+	if !loadgen.HasCeiling(cfg.Scenario) {
+		return nil, nil
+	}
+	tpls := []string{""}
+	if t := ceilingTemplate(cfg); t != "" {
+		tpls = []string{t, ""}
+	}
+	var out []loadgen.Result
+	for _, tpl := range tpls {
+		r, err := loadgen.RunCeiling(cfg, tpl)
+		if err != nil {
+			return out, fmt.Errorf("ceiling: %w", err)
+		}
+		out = append(out, r)
+	}
+	return out, nil
 }
 
 // ceilingTemplate runs this very binary's serve-echo in a process of its

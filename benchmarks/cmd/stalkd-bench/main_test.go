@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/stalkd/stalkd/benchmarks/loadgen"
 	"github.com/stretchr/testify/assert"
@@ -56,9 +57,10 @@ func TestRunAgainstEchoJSON(t *testing.T) {
 		} `json:"results"`
 	}
 	require.NoError(t, json.Unmarshal(out.Bytes(), &got))
-	require.Len(t, got.Results, 2, "the run and its ceiling")
+	require.Len(t, got.Results, 3, "the run and its two ceilings")
 	assert.Equal(t, "echo", got.Results[0].Target)
-	assert.Equal(t, "ceiling (echo)", got.Results[1].Target)
+	assert.Equal(t, "ceiling (echo process)", got.Results[1].Target)
+	assert.Equal(t, "ceiling (echo)", got.Results[2].Target)
 	for _, r := range got.Results {
 		assert.Equal(t, int64(500), r.Ops)
 		assert.Zero(t, r.Errors)
@@ -79,4 +81,28 @@ func TestRunCompareTable(t *testing.T) {
 	assert.Contains(t, out.String(), "median A/B ops_per_sec ratio over 2 rounds")
 	assert.Contains(t, out.String(), "A "+a.Addr())
 	assert.Contains(t, out.String(), "B "+b.Addr())
+}
+
+func TestMatrixCommandLines(t *testing.T) {
+	lines := map[string]string{}
+	for _, c := range matrix(5 * time.Second) {
+		lines[c.name] = commandLine(c.cfg)
+	}
+	assert.Equal(t, "stalkd-bench put -c 10 -d 64 -s 100 --warmup 1s --duration 5s", lines["put-pipelined"])
+	assert.Equal(t, "stalkd-bench reserve -c 10 -b 16 -s 100 -n 1000000", lines["reserve-batched"])
+	assert.Equal(t, "stalkd-bench e2e -p 50 -c 50 -s 100 --rate 5000 --warmup 1s --duration 5s", lines["e2e-50x50-paced"])
+	assert.Equal(t, "stalkd-bench conns --idle 10000", lines["conns-10k-idle"])
+	assert.Len(t, lines, 10)
+}
+
+func TestAllAgainstEcho(t *testing.T) {
+	var out, errs bytes.Buffer
+	code := run([]string{"all", "-a", "echo", "--only", "reserve-batched", "-n", "3000", "--quiet", "--no-ceiling"},
+		&out, &errs)
+	require.Equal(t, 0, code, errs.String())
+	assert.Contains(t, out.String(), "## reserve-batched\n$ stalkd-bench reserve -c 10 -b 16 -s 100 -n 3000 -a echo")
+	assert.Contains(t, out.String(), " 3000 ", "the jobs reserved and deleted")
+
+	_, err := parseArgs([]string{"compare-all"}, &errs)
+	assert.ErrorContains(t, err, "two targets")
 }
