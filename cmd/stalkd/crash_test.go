@@ -1,0 +1,340 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestCrashRecovery builds stalkd, runs it with -b and -f0 under concurrent
+// producers and consumers, SIGKILLs it at a random moment, restarts it on
+// the same directory and checks that every acknowledged put is there (with
+// its body) unless its delete was acknowledged, that every acknowledged
+// delete stays gone, and that ids never repeat. Several rounds, each killed
+// at a different point, share the directory.
+func TestCrashRecovery(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and kills the real binary")
+	}
+	bin := buildStalkd(t)
+	dir := crashDir(t)
+	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 7))
+	tr := newTracker()
+	rounds := 8
+	for round := range rounds {
+		srv := startCrashServer(t, bin, dir)
+		tr.verify(t, srv.addr, round)
+		var wg sync.WaitGroup
+		stop := make(chan struct{})
+		for p := range 3 {
+			wg.Add(1)
+			go func() { defer wg.Done(); produce(srv.addr, tr, stop, fmt.Sprintf("r%d-p%d", round, p)) }()
+		}
+		for c := range 4 {
+			wg.Add(1)
+			go func() { defer wg.Done(); consume(srv.addr, tr, stop, uint64(round*10+c)) }()
+		}
+		time.Sleep(time.Duration(20+rng.IntN(300)) * time.Millisecond) // let traffic run: the kill point
+		srv.kill(t)
+		close(stop)
+		wg.Wait()
+	}
+	srv := startCrashServer(t, bin, dir)
+	tr.verify(t, srv.addr, rounds)
+	puts, deletes := tr.counts()
+	t.Logf("%d rounds: %d acknowledged puts, %d acknowledged deletes, all accounted for; %s",
+		rounds, puts, deletes, binlogStats(t, srv.addr))
+	require.Positive(t, puts)
+	require.Positive(t, deletes)
+	srv.kill(t)
+}
+
+// binlogStats returns the binlog lines of the stats document.
+func binlogStats(t *testing.T, addr string) string {
+	c, err := dialBeanstalk(addr)
+	require.NoError(t, err)
+	defer c.close()
+	line, _, err := c.do("stats\r\n")
+	require.NoError(t, err)
+	n, err := strconv.Atoi(strings.TrimPrefix(line, "OK "))
+	require.NoError(t, err)
+	doc := make([]byte, n+2)
+	_, err = io.ReadFull(c.r, doc)
+	require.NoError(t, err)
+	var out []string
+	for _, l := range strings.Split(string(doc), "\n") {
+		if strings.HasPrefix(l, "binlog-") {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+func buildStalkd(t *testing.T) string {
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go tool to build the binary")
+	}
+	bin := filepath.Join(t.TempDir(), "stalkd")
+	out, err := exec.Command(goTool, "build", "-o", bin, ".").CombinedOutput()
+	require.NoError(t, err, "go build: %s", out)
+	return bin
+}
+
+// crashDir prefers a memory-backed directory: a SIGKILL loses nothing
+// written, so the disk's fsync latency would only slow the test down.
+func crashDir(t *testing.T) string {
+	if dir, err := os.MkdirTemp("/dev/shm", "stalkd-crash-"); err == nil {
+		t.Cleanup(func() { os.RemoveAll(dir) })
+		return dir
+	}
+	return t.TempDir()
+}
+
+type crashServer struct {
+	cmd  *exec.Cmd
+	addr string
+}
+
+func startCrashServer(t *testing.T, bin, dir string) *crashServer {
+	cmd := exec.Command(bin, "-l", "127.0.0.1", "-p", "0", "-b", dir, "-f", "0", "-s", "65536")
+	stderr, err := cmd.StderrPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	addr := make(chan string, 1)
+	var mu sync.Mutex
+	var logs []string // the server's log, shown if the test fails
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		if t.Failed() {
+			mu.Lock()
+			t.Logf("stalkd log:\n%s", strings.Join(logs, "\n"))
+			mu.Unlock()
+		}
+	})
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			var line struct{ Message, Addr string }
+			if json.Unmarshal(sc.Bytes(), &line) == nil && line.Message == "listening" {
+				addr <- line.Addr
+			}
+			mu.Lock()
+			if len(logs) < 200 {
+				logs = append(logs, sc.Text())
+			}
+			mu.Unlock()
+		}
+		close(addr)
+	}()
+	select {
+	case a, ok := <-addr:
+		require.True(t, ok, "stalkd exited before listening")
+		return &crashServer{cmd: cmd, addr: a}
+	case <-time.After(30 * time.Second):
+		t.Fatalf("stalkd did not start")
+		return nil
+	}
+}
+
+func (s *crashServer) kill(t *testing.T) {
+	require.NoError(t, s.cmd.Process.Kill())
+	_ = s.cmd.Wait()
+}
+
+// tracker records what the server acknowledged. A delete whose reply never
+// came may or may not have happened: its job is uncertain.
+type tracker struct {
+	mu        sync.Mutex
+	puts      map[uint64]string // acknowledged puts: id -> body
+	deleted   map[uint64]bool   // acknowledged deletes
+	uncertain map[uint64]bool   // a delete was sent, no reply seen
+	maxID     uint64
+}
+
+func newTracker() *tracker {
+	return &tracker{puts: map[uint64]string{}, deleted: map[uint64]bool{}, uncertain: map[uint64]bool{}}
+}
+
+func (tr *tracker) put(id uint64, body string) {
+	tr.mu.Lock()
+	tr.puts[id], tr.maxID = body, max(tr.maxID, id)
+	tr.mu.Unlock()
+}
+
+func (tr *tracker) deleting(id uint64, done bool) {
+	tr.mu.Lock()
+	if done {
+		tr.deleted[id] = true
+		delete(tr.uncertain, id)
+	} else {
+		tr.uncertain[id] = true
+	}
+	tr.mu.Unlock()
+}
+
+func (tr *tracker) counts() (puts, deletes int) {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	return len(tr.puts), len(tr.deleted)
+}
+
+// verify checks the restarted server against everything acknowledged so far.
+func (tr *tracker) verify(t *testing.T, addr string, round int) {
+	c, err := dialBeanstalk(addr)
+	require.NoError(t, err)
+	defer c.close()
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	for id, body := range tr.puts {
+		if tr.deleted[id] || tr.uncertain[id] {
+			continue
+		}
+		line, got, err := c.do(fmt.Sprintf("peek %d\r\n", id))
+		require.NoError(t, err)
+		require.Equal(t, "FOUND", strings.Fields(line)[0], "round %d: acknowledged put %d is lost", round, id)
+		require.Equal(t, body, string(got), "round %d: job %d", round, id)
+	}
+	for id := range tr.deleted {
+		line, _, err := c.do(fmt.Sprintf("peek %d\r\n", id))
+		require.NoError(t, err)
+		require.Equal(t, "NOT_FOUND", line, "round %d: acknowledged delete of %d came back", round, id)
+	}
+	line, _, err := c.do("put 0 0 60 5\r\nprobe\r\n")
+	require.NoError(t, err)
+	id, err := strconv.ParseUint(strings.TrimPrefix(line, "INSERTED "), 10, 64)
+	require.NoError(t, err, line)
+	require.Greater(t, id, tr.maxID, "round %d: ids never repeat", round)
+	line, _, err = c.do(fmt.Sprintf("delete %d\r\n", id))
+	require.NoError(t, err)
+	require.Equal(t, "DELETED", line)
+	tr.deleted[id] = true
+}
+
+func produce(addr string, tr *tracker, stop <-chan struct{}, name string) {
+	c, err := dialBeanstalk(addr)
+	if err != nil {
+		return
+	}
+	defer c.close()
+	for n := 0; ; n++ {
+		select {
+		case <-stop:
+			return
+		default:
+		}
+		body := fmt.Sprintf("%s-%d-%s", name, n, strings.Repeat("x", n%200))
+		line, _, err := c.do(fmt.Sprintf("put %d 0 60 %d\r\n%s\r\n", n%5, len(body), body))
+		if err != nil {
+			return // killed: this put is in doubt
+		}
+		id, err := strconv.ParseUint(strings.TrimPrefix(line, "INSERTED "), 10, 64)
+		if err != nil {
+			return
+		}
+		tr.put(id, body)
+	}
+}
+
+func consume(addr string, tr *tracker, stop <-chan struct{}, seed uint64) {
+	c, err := dialBeanstalk(addr)
+	if err != nil {
+		return
+	}
+	defer c.close()
+	rng := rand.New(rand.NewPCG(seed, 1))
+	for {
+		select {
+		case <-stop:
+			return
+		default:
+		}
+		line, _, err := c.do("reserve-with-timeout 0\r\n")
+		if err != nil {
+			return
+		}
+		f := strings.Fields(line)
+		if f[0] != "RESERVED" {
+			continue
+		}
+		id, _ := strconv.ParseUint(f[1], 10, 64)
+		switch r := rng.IntN(10); {
+		case r < 7:
+			tr.deleting(id, false)
+			line, _, err = c.do(fmt.Sprintf("delete %d\r\n", id))
+			if err != nil {
+				return
+			}
+			if line == "DELETED" {
+				tr.deleting(id, true)
+			}
+		case r < 9:
+			if _, _, err = c.do(fmt.Sprintf("release %d %d 0\r\n", id, rng.IntN(10))); err != nil {
+				return
+			}
+		default:
+			if _, _, err = c.do(fmt.Sprintf("bury %d 1\r\n", id)); err != nil {
+				return
+			}
+		}
+	}
+}
+
+// beanstalkConn is a minimal beanstalk client: one command, one reply.
+type beanstalkConn struct {
+	c net.Conn
+	r *bufio.Reader
+}
+
+func dialBeanstalk(addr string) (*beanstalkConn, error) {
+	c, err := net.DialTimeout("tcp", addr, 10*time.Second)
+	if err != nil {
+		return nil, err
+	}
+	return &beanstalkConn{c: c, r: bufio.NewReader(c)}, nil
+}
+
+func (b *beanstalkConn) close() { b.c.Close() }
+
+// do sends req and returns the reply line (without CRLF) and the body that
+// follows RESERVED or FOUND.
+func (b *beanstalkConn) do(req string) (string, []byte, error) {
+	if err := b.c.SetDeadline(time.Now().Add(30 * time.Second)); err != nil {
+		return "", nil, err
+	}
+	if _, err := io.WriteString(b.c, req); err != nil {
+		return "", nil, err
+	}
+	line, err := b.r.ReadString('\n')
+	if err != nil {
+		return "", nil, err
+	}
+	line = strings.TrimSuffix(line, "\r\n")
+	f := strings.Fields(line)
+	if len(f) == 3 && (f[0] == "RESERVED" || f[0] == "FOUND") {
+		n, err := strconv.Atoi(f[2])
+		if err != nil {
+			return "", nil, err
+		}
+		body := make([]byte, n+2)
+		if _, err := io.ReadFull(b.r, body); err != nil {
+			return "", nil, err
+		}
+		return line, body[:n], nil
+	}
+	return line, nil, nil
+}
