@@ -11,7 +11,7 @@ import (
 
 // maxQueueOps bounds the operations of one input, so that every input runs
 // in milliseconds.
-const maxQueueOps = 1500
+const maxQueueOps = 400
 
 // FuzzQueue reads the input as a command tape for one to four sessions of
 // a jobs.Queue - five bytes per operation: kind, session, three argument

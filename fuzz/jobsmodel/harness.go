@@ -16,6 +16,7 @@ type Harness struct {
 
 	slots  []slot
 	bodies int
+	checks int // Checks of a big queue so far, to rotate through its jobs
 }
 
 // slot is one session on both sides. The session is replaced by a fresh

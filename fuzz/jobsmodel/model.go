@@ -20,6 +20,7 @@ type Model struct {
 	nextSess int
 
 	jobs     map[uint64]*mjob
+	live     []uint64 // the keys of jobs, in increasing order
 	tubes    []*mtube // listing order
 	sessions map[int]*msess
 
@@ -97,14 +98,7 @@ func New(now int64) *Model {
 func (m *Model) Now() int64 { return m.now }
 
 // LiveIDs returns the ids of every job, in increasing order.
-func (m *Model) LiveIDs() []uint64 {
-	ids := make([]uint64, 0, len(m.jobs))
-	for id := range m.jobs {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
-	return ids
-}
+func (m *Model) LiveIDs() []uint64 { return slices.Clone(m.live) }
 
 // MaxID returns the highest id handed out so far.
 func (m *Model) MaxID() uint64 { return m.nextID - 1 }

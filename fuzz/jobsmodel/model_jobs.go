@@ -1,6 +1,7 @@
 package jobsmodel
 
 import (
+	"slices"
 	"time"
 
 	"github.com/stalkd/stalkd/jobs"
@@ -26,6 +27,7 @@ func (m *Model) Put(s int, pri uint32, delay, ttr time.Duration, body string) Re
 	j := &mjob{id: id, tube: ss.use, body: body, pri: pri, delay: int64(delay),
 		ttr: max(int64(ttr), second), created: m.now, reserver: -1}
 	m.jobs[id] = j
+	m.live = append(m.live, id) // ids only grow
 	m.tube(j.tube).totalJobs++
 	m.total++
 	if delay > 0 {
@@ -82,6 +84,8 @@ func (m *Model) Delete(s int, id uint64) Reply {
 		return Reply{Err: jobs.ErrNotFound}
 	}
 	delete(m.jobs, id)
+	i, _ := slices.BinarySearch(m.live, id)
+	m.live = slices.Delete(m.live, i, i+1)
 	m.tube(j.tube).deletes++
 	m.gc(j.tube)
 	return Reply{}
