@@ -47,8 +47,8 @@ func (l *Log) admit(kind jobs.RecordKind, moving bool, size int64) error {
 		if l.lowSpace && l.lowSpent > budget/2 {
 			return jobs.ErrOutOfMemory
 		}
-	default:
-		if l.lowSpace || l.pendingBytes+size > maxPending {
+	default: // a put: one larger than maxPending is taken when nothing waits
+		if l.lowSpace || l.pendingBytes > 0 && l.pendingBytes+size > maxPending {
 			return jobs.ErrOutOfMemory
 		}
 	}

@@ -1,6 +1,7 @@
 package wal
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -163,4 +164,17 @@ func TestFileAndStats(t *testing.T) {
 	assert.Equal(t, 0, h.l.File(12345))
 	h.restart()
 	assert.Equal(t, lastFile, h.l.File(ids[99]), "File survives a restart")
+}
+
+func TestHugeJob(t *testing.T) {
+	h := newHarness(t, testOptions(t))
+	h.open()
+	body := strings.Repeat("h", maxPending+1)
+	id, seq, err := h.q.put("default", 0, 0, body)
+	require.NoError(t, err, "a job larger than the pending cap is taken when nothing waits")
+	require.NoError(t, h.wait(seq))
+	h.restart()
+	require.Len(t, h.q.restored, 1)
+	assert.Equal(t, id, h.q.restored[0].ID)
+	assert.Equal(t, body+"\r\n", string(h.q.restored[0].Body))
 }
