@@ -128,11 +128,14 @@ func isLoopback(addr string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// putSpec is the shape of each of n producer connections.
-func (c Config) putSpec(n int, stamp bool) putSpec {
+// putSpec is the shape of producer i of n: paced producers are spread
+// evenly over the interval, so the total rate is smooth rather than bursts
+// of n puts.
+func (c Config) putSpec(i, n int, stamp bool) putSpec {
 	s := putSpec{size: c.Size, depth: c.Pipeline, stamp: stamp}
 	if c.Rate > 0 {
 		s.interval = int64(float64(n) * 1e9 / c.Rate)
+		s.phase = s.interval * int64(i) / int64(n)
 	}
 	return s
 }

@@ -11,6 +11,7 @@ type putSpec struct {
 	depth    int   // puts in flight
 	stamp    bool  // write the send time into the body (e2e)
 	interval int64 // ns between puts on this connection; 0: as fast as replies allow
+	phase    int64 // ns before the first paced put, so connections take turns
 }
 
 // putLoop keeps up to depth puts in flight on c until ctl stops granting
@@ -21,7 +22,7 @@ func putLoop(c *Conn, w *worker, ctl *control, spec putSpec) error {
 	body := makeBody(spec.size)
 	sent := make([]int64, spec.depth) // ring of send times; -1: not counted
 	head, inflight := 0, 0
-	next := nanotime()
+	next := nanotime() + spec.phase
 	for {
 		n := spec.depth - inflight
 		if spec.interval > 0 && n > 0 {

@@ -15,7 +15,7 @@ func runPut(cfg Config) (Result, error) {
 	}
 	defer closeConns(conns)
 	elapsed := g.run(func(i int, w *worker) error {
-		return putLoop(conns[i], w, g.ctl, cfg.putSpec(cfg.Conns, false))
+		return putLoop(conns[i], w, g.ctl, cfg.putSpec(i, cfg.Conns, false))
 	})
 	r := g.collect(elapsed)
 	if !cfg.NoDrain {
@@ -70,7 +70,7 @@ func runE2E(cfg Config) (Result, error) {
 	elapsed := g.run(func(i int, w *worker) error {
 		if i < p {
 			defer func() { st.put.Add(w.acks.Load()); st.producing.Add(-1) }()
-			return putLoop(conns[i], w, g.ctl, cfg.putSpec(p, true))
+			return putLoop(conns[i], w, g.ctl, cfg.putSpec(i, p, true))
 		}
 		return consumeLoop(conns[i], w, g.ctl, st)
 	})
