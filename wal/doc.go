@@ -20,7 +20,9 @@
 // Whatever the setting, a crash of the process alone (SIGKILL) loses
 // nothing acknowledged; a crash of the machine loses at most the last MS
 // of acknowledged changes with -f MS, and anything with -F. Nothing is
-// ever acknowledged that was not written.
+// ever acknowledged that was not written. (After such a machine crash, the
+// ids of jobs lost with the unsynced tail can be handed out again: ids
+// continue above the highest id the log holds.)
 //
 // # Format
 //
