@@ -27,7 +27,7 @@ func (l *Log) Append(rec jobs.Record) (uint64, error) {
 	seq, idx := l.nextSeq, l.nextIndex
 	l.nextSeq++
 	l.nextIndex++
-	l.pending = append(l.pending, pendingRec{rec: rec, index: idx, seq: seq})
+	l.pending.push(pendingRec{rec: rec, index: idx, seq: seq})
 	l.pendingBytes += size
 	l.track(&rec, idx, size, moving)
 	l.mu.Unlock()
@@ -85,7 +85,7 @@ func (l *Log) appendMeta() uint64 {
 	l.nextIndex++
 	l.metaDurable = l.durableIndex
 	m := meta{durable: l.durableIndex, logStart: l.logStart, maxID: l.maxID}
-	l.pending = append(l.pending, pendingRec{index: idx, isMeta: true, m: m})
+	l.pending.push(pendingRec{index: idx, isMeta: true, m: m})
 	l.pendingBytes += 32
 	return idx
 }

@@ -24,7 +24,7 @@ func (l *Log) recoverWrite(err error, pre segment, recs []pendingRec) error {
 	if !isNoSpace(err) || !l.releaseReserve() {
 		return fmt.Errorf("wal: write: %w", err)
 	}
-	l.fill(recs) // the batch may have been consumed by the failed attempt
+	l.fill(recs) // the failed attempt may have consumed the batch
 	if err := l.store.WriteBatch(&l.wbatch); err != nil {
 		if rerr := l.rollback(pre); rerr != nil {
 			return fmt.Errorf("wal: write after releasing the space reserve: %w (and rolling back failed: %v)", err, rerr)

@@ -115,7 +115,7 @@ func settle(t *testing.T, l *Log) {
 	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
 		l.mu.Lock()
-		busy := len(l.pending) > 0 || l.compactNeeded() || l.truncWant > l.truncDone
+		busy := l.pending.n > 0 || l.compactNeeded() || l.truncWant > l.truncDone
 		l.mu.Unlock()
 		if !busy {
 			return

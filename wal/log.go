@@ -50,8 +50,7 @@ type Log struct {
 	mu   sync.Mutex
 	cond *sync.Cond // on mu: durability, truncation or failure state changed
 
-	pending      []pendingRec // appended, not yet taken by the writer
-	spare        []pendingRec
+	pending      recQueue // appended, not yet taken by the writer
 	pendingBytes int64
 	nextSeq      uint64
 	nextIndex    uint64

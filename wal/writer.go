@@ -3,6 +3,8 @@ package wal
 import (
 	"fmt"
 
+	twal "github.com/tidwall/wal"
+
 	"github.com/stalkd/stalkd/jobs"
 )
 
@@ -58,56 +60,53 @@ func (l *Log) step() {
 // take swaps out the pending records, adding a meta record when the durable
 // mark moved since the last one. final also closes the log to Append, and
 // adds the meta even with nothing else pending.
-func (l *Log) take(final bool) []pendingRec {
+func (l *Log) take(final bool) [][]pendingRec {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if (len(l.pending) > 0 || final) && l.durableIndex > l.metaDurable {
+	if (l.pending.n > 0 || final) && l.durableIndex > l.metaDurable {
 		l.appendMeta()
 	}
 	if final {
 		l.closed = true
 	}
-	batch := l.pending
-	l.pending, l.spare = l.spare, nil
 	l.pendingBytes = 0
-	return batch
+	return l.pending.take()
 }
 
-// recycle clears batch (dropping its references to job bodies) and keeps
-// it for reuse unless it grew huge.
-func (l *Log) recycle(batch []pendingRec) {
-	clear(batch)
-	if cap(batch) > 1<<16 {
-		return
-	}
+// recycle hands written blocks back to the queue.
+func (l *Log) recycle(batch [][]pendingRec) {
 	l.mu.Lock()
-	if l.spare == nil {
-		l.spare = batch[:0]
-	}
+	l.pending.recycle(batch)
 	l.mu.Unlock()
 }
 
-// writeAll writes batch in chunks of at most chunkSize bytes.
-func (l *Log) writeAll(batch []pendingRec) error {
-	for i := 0; i < len(batch); {
-		n := l.fill(batch[i:])
-		if err := l.writeChunk(batch[i : i+n]); err != nil {
-			return err
+// writeAll writes batch in chunks of at most chunkSize bytes (a chunk never
+// spans two blocks).
+func (l *Log) writeAll(batch [][]pendingRec) error {
+	for _, block := range batch {
+		for i := 0; i < len(block); {
+			n, bytes := l.fill(block[i:])
+			if err := l.writeChunk(block[i : i+n]); err != nil {
+				return err
+			}
+			if bytes > 4*l.opts.chunkSize() {
+				l.wbatch = twal.Batch{} // do not keep a huge job's buffer
+			}
+			i += n
 		}
-		i += n
 	}
 	return nil
 }
 
 // fill encodes a prefix of recs into the tidwall batch and returns its
-// length.
-func (l *Log) fill(recs []pendingRec) int {
+// length and size.
+func (l *Log) fill(recs []pendingRec) (n, bytes int) {
 	l.wbatch.Clear()
 	l.sizes = l.sizes[:0]
-	bytes, limit := 0, l.opts.chunkSize()
-	for n := range recs {
+	limit := l.opts.chunkSize()
+	for n = range recs {
 		if n > 0 && bytes >= limit {
-			return n
+			return n, bytes
 		}
 		p := &recs[n]
 		if p.isMeta {
@@ -123,7 +122,7 @@ func (l *Log) fill(recs []pendingRec) int {
 			l.scratch = nil
 		}
 	}
-	return len(recs)
+	return len(recs), bytes
 }
 
 // writeChunk hands one encoded chunk to tidwall/wal, recovering from a
@@ -167,8 +166,7 @@ func (l *Log) fail(err error) {
 	l.mu.Lock()
 	if l.failed == nil {
 		l.failed = err
-		clear(l.pending)
-		l.pending = l.pending[:0]
+		l.pending.recycle(l.pending.take())
 	}
 	l.cond.Broadcast()
 	l.mu.Unlock()
