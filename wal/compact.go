@@ -169,6 +169,8 @@ func (l *Log) serveTruncate() {
 	l.truncDone, l.truncErr = want, err
 	if err == nil {
 		l.compactAfter = 0
+	} else {
+		l.compactAfter = l.segs.total + l.segs.size/4 // back off
 	}
 	if lerr == nil && len(files) > 0 {
 		l.resyncSegments(files)

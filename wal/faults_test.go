@@ -28,6 +28,8 @@ type faults struct {
 	capacity int64 // 0: unlimited
 	writeErr error // every WriteBatch fails with it (after leaving garbage)
 	syncErr  error
+	truncErr error // TruncateFront fails with it
+	truncs   int
 	syncs    int
 	writes   int
 	// syncGate, if set, makes each Sync wait for a value from it (outside
@@ -99,6 +101,17 @@ func (s *faultStore) WriteBatch(b *twal.Batch) error {
 		return &os.PathError{Op: "write", Path: s.f.dir, Err: syscall.ENOSPC}
 	}
 	return nil
+}
+
+func (s *faultStore) TruncateFront(index uint64) error {
+	s.f.mu.Lock()
+	err := s.f.truncErr
+	s.f.truncs++
+	s.f.mu.Unlock()
+	if err != nil {
+		return &os.PathError{Op: "truncate", Path: s.f.dir, Err: err}
+	}
+	return s.store.TruncateFront(index)
 }
 
 func (s *faultStore) Sync() error {
@@ -303,4 +316,42 @@ func TestRealFullDisk(t *testing.T) {
 	want := h.q.loggedCopy()
 	h.restart()
 	requireRestored(t, want, h.q)
+}
+
+func TestTruncationFailureIsRetried(t *testing.T) {
+	opts := testOptions(t)
+	opts.NoSync = true
+	h, f := newFaultHarness(t, opts)
+	h.open()
+	f.set(func(f *faults) { f.truncErr = syscall.EIO })
+	churn := func() {
+		for range 300 {
+			id, _, err := h.q.put("default", 0, 0, strings.Repeat("c", 100))
+			require.NoError(t, err)
+			_, err = h.q.del(id)
+			require.NoError(t, err)
+		}
+	}
+	keep, _, err := h.q.put("default", 0, 0, "kept through it all")
+	require.NoError(t, err)
+	for f.truncCount() == 0 {
+		churn()
+	}
+	c, err := h.l.Committed()
+	require.NoError(t, err, "a failed truncation is not a journal failure")
+	f.set(func(f *faults) { f.truncErr = nil })
+	churn()
+	h.settle()
+	assert.Greater(t, h.l.Stats().OldestIndex, 1, "truncation succeeded later")
+	assert.Greater(t, h.l.committed.Load(), c)
+	want := h.q.loggedCopy()
+	assert.Contains(t, want, keep)
+	h.restart()
+	requireRestored(t, want, h.q)
+}
+
+func (f *faults) truncCount() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.truncs
 }
