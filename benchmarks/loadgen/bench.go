@@ -42,10 +42,9 @@ func HasCeiling(scenario string) bool {
 // RunCeiling runs cfg against the echo server: the generator's own ceiling.
 // With a template (containing {port}; `stalkd-bench serve-echo` is one) the
 // echo runs in a process of its own, like a real server; with "" it runs in
-// this process. Neither is always higher: in process, hand-offs skip the
-// kernel's process switches (pipelined runs read higher), but the echo's
-// goroutines share the generator's scheduler (many connections can read
-// lower), so stalkd-bench reports both. Reserve needs a Jobs or Duration bound
+// this process, where its goroutines share the generator's scheduler: on a
+// busy machine that read erratically (stalls of a second with 100
+// connections), so stalkd-bench uses its own process. Reserve needs a Jobs or Duration bound
 // (the echo never runs dry); drain and RSS readings are skipped.
 func RunCeiling(cfg Config, template string) (Result, error) {
 	cfg = cfg.WithDefaults()
