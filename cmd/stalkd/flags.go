@@ -25,6 +25,7 @@ type journalFlags struct {
 	SyncInterval time.Duration // -f
 	NoSync       bool          // -F (a later -f turns syncing back on)
 	SegmentSize  int64         // -s
+	Salvage      bool          // -S: start on a log damaged in the middle, keeping what is readable
 }
 
 // action is what the command line asks for.
@@ -107,6 +108,8 @@ func (o *options) apply(c byte, value func() (string, error), warn func(string))
 		o.verbose++
 	case 'F':
 		o.journal.NoSync = true
+	case 'S':
+		o.journal.Salvage = true
 	case 'c', 'n':
 		warn("-" + string(c) + " flag was removed. binlog is always compacted.")
 	case 'p', 'l', 'u', 'b':
@@ -205,6 +208,8 @@ Options:
  -f MS    fsync at most once every MS milliseconds (default is 50ms);
           use -f0 for "always fsync"
  -F       never fsync
+ -S       salvage a damaged write-ahead log: move the damaged files aside
+          and start with what is readable
  -l ADDR  listen on address (default is all interfaces, IPv4 and IPv6);
           use -l unix:/path for a Unix socket
  -p PORT  listen on port (default is 11300)

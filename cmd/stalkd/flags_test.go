@@ -32,6 +32,7 @@ func TestParseArgs(t *testing.T) {
 		{"-b /var/lib/q -f 0", with(func(o *options) { o.journal.Dir, o.journal.SyncInterval = "/var/lib/q", 0 }), actRun, nil},
 		{"-F -f5", with(func(o *options) { o.journal.SyncInterval = 5 * time.Millisecond }), actRun, nil},
 		{"-f5 -F", with(func(o *options) { o.journal.SyncInterval, o.journal.NoSync = 5*time.Millisecond, true }), actRun, nil},
+		{"-Sb /q", with(func(o *options) { o.journal.Salvage, o.journal.Dir = true, "/q" }), actRun, nil},
 		{"-s 4096", with(func(o *options) { o.journal.SegmentSize = 4096 }), actRun, nil},
 		{"-z 0", with(func(o *options) { o.maxJob = 0 }), actRun, nil},
 		{"-z1073741824", with(func(o *options) { o.maxJob = 1 << 30 }), actRun, nil},

@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/rs/zerolog"
 
@@ -22,11 +21,6 @@ type journal struct {
 	stats  func() engine.BinlogStats
 	close  func() error
 }
-
-// salvageEnv, set to 1, starts the server on a log damaged in the middle,
-// keeping what is readable (wal.Options.Salvage). It is an environment
-// variable because the reference's flag set has no letter for it.
-const salvageEnv = "STALKD_SALVAGE"
 
 // Segment sizes the log accepts; -s values outside are clamped (the stats
 // document still reports the value given, as the reference does).
@@ -51,14 +45,14 @@ func openJournal(o journalFlags, log zerolog.Logger) (journal, error) {
 		SyncInterval: o.SyncInterval,
 		NoSync:       o.NoSync,
 		SegmentSize:  min(max(size, minSegmentSize), maxSegmentSize),
-		Salvage:      os.Getenv(salvageEnv) == "1",
+		Salvage:      o.Salvage,
 		Logger:       log,
 	})
 	switch {
 	case errors.Is(err, wal.ErrLocked):
 		return journal{}, &exitError{exitWALDir, err}
 	case errors.Is(err, wal.ErrCorrupt):
-		return journal{}, fmt.Errorf("%w (set %s=1 to start with what is readable)", err, salvageEnv)
+		return journal{}, fmt.Errorf("%w (start with -S to move the damaged files aside and keep what is readable)", err)
 	case err != nil:
 		return journal{}, err
 	}
