@@ -51,6 +51,7 @@ const (
 	defaultDuration   = 5 * time.Second
 	defaultReserveJob = 200_000
 	defaultMemJobs    = 100_000
+	maxPreload        = 8 << 30 // bytes of bodies a preload may put in the server
 )
 
 // WithDefaults returns c with every unset field at its default.
@@ -109,6 +110,9 @@ func (c Config) Validate() error {
 		return fmt.Errorf("loadgen: %q is not a loopback address: stalkd-bench only loads this machine", c.Addr)
 	case c.Scenario == ScenarioMem && c.PID == 0:
 		return errors.New("loadgen: mem needs the server's pid (start it with --server, or pass --pid)")
+	case (c.Scenario == ScenarioReserve || c.Scenario == ScenarioMem) && c.Jobs*int64(c.Size) > maxPreload:
+		return fmt.Errorf("loadgen: preloading %d jobs of %d bytes is over %d GiB; lower -n or -s",
+			c.Jobs, c.Size, maxPreload>>30)
 	case c.Batch > 1<<16 || c.Pipeline > 1<<16:
 		return errors.New("loadgen: batch and pipeline are capped at 65536")
 	}

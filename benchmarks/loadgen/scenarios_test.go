@@ -213,6 +213,8 @@ func TestValidate(t *testing.T) {
 	assert.ErrorContains(t, err, "pid")
 	_, err = Run(Config{Scenario: ScenarioPut})
 	assert.ErrorContains(t, err, "address")
+	_, err = Run(Config{Addr: "127.0.0.1:1", Scenario: ScenarioReserve, Jobs: 300_000, Size: 65535})
+	assert.ErrorContains(t, err, "over 8 GiB")
 	_, err = Run(Config{Addr: "10.1.2.3:11300", Scenario: ScenarioPut})
 	assert.ErrorContains(t, err, "loopback")
 	assert.True(t, isLoopback("[::1]:1"))

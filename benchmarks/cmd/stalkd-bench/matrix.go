@@ -21,7 +21,7 @@ type matrixCase struct {
 const largeBody = 65535
 
 // matrix is the case list of `all` and `compare-all`; timed cases run a 1 s
-// warmup and then d (--duration); -n replaces the count of the others.
+// warmup and then d (--duration); -n caps the count of the others.
 func matrix(d time.Duration) []matrixCase {
 	timed := func(c loadgen.Config) loadgen.Config {
 		c.Warmup, c.Duration = time.Second, d
@@ -99,7 +99,7 @@ func runMatrix(o *options, stdout, stderr io.Writer) error {
 		sub.cfg.Addr, sub.cfg.PID, sub.cfg.Label = o.cfg.Addr, o.cfg.PID, o.cfg.Label
 		sub.cfg.Progress, sub.cfg.NoDrain, sub.cfg.Timeout = o.cfg.Progress, o.cfg.NoDrain, o.cfg.Timeout
 		if o.cfg.Jobs > 0 && sub.cfg.Jobs > 0 {
-			sub.cfg.Jobs = o.cfg.Jobs // -n scales the count-bounded cases
+			sub.cfg.Jobs = min(sub.cfg.Jobs, o.cfg.Jobs) // -n caps the count-bounded cases
 		}
 		if !o.json {
 			fmt.Fprintf(stdout, "\n## %s\n$ %s %s\n", mc.name, commandLine(sub.cfg), o.targetFlags())
