@@ -187,10 +187,7 @@ func (q *Queue) Run(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-tm.C:
-		case <-ts.kick:
-			if !tm.Stop() {
-				<-tm.C
-			}
+		case <-ts.kick: // Reset above discards a pending expiry (Go 1.23 timers)
 		}
 	}
 }
