@@ -159,11 +159,15 @@ func (g *group) supervise(done chan struct{}) {
 	defer tick.Stop()
 	start := time.Now()
 	var measureAt, stopAt <-chan time.Time
+	measureFor := func() { // the measured window runs from when measuring actually began
+		if g.cfg.Duration > 0 {
+			stopAt = time.After(g.cfg.Duration)
+		}
+	}
 	if g.cfg.Warmup > 0 {
 		measureAt = time.After(g.cfg.Warmup)
-	}
-	if g.cfg.Duration > 0 {
-		stopAt = time.After(g.cfg.Warmup + g.cfg.Duration)
+	} else {
+		measureFor()
 	}
 	last := progressMark{at: start}
 	for {
@@ -173,6 +177,7 @@ func (g *group) supervise(done chan struct{}) {
 			return
 		case <-measureAt:
 			g.startMeasuring()
+			measureFor()
 		case <-stopAt:
 			g.ctl.stop.Store(true)
 		case <-hard.C:
