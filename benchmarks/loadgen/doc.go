@@ -14,8 +14,9 @@
 //   - Run: one scenario (put, reserve, e2e, conns, mem) bounded by a
 //     duration or an operation count, with an optional warmup and a hard
 //     Timeout after which its connections are closed, so every run ends.
-//   - EchoServer and RunCeiling: a trivial answering server, in process, to
-//     measure what the generator itself can drive on this machine.
+//   - EchoServer and RunCeiling: a trivial answering server (in this process,
+//     or in its own, e.g. `stalkd-bench serve-echo`) to measure what the
+//     generator itself can drive on this machine.
 //   - StartServer, ReadRSS: start a server from a command template with
 //     {port}, and read its resident memory from /proc.
 //   - Compare: the same scenario against two targets, alternately, for
@@ -48,5 +49,6 @@
 // timestamp in the first 8 bytes of the body, so bodies are at least 8
 // bytes there. The echo server answers every reserve at once, so a reserve
 // ceiling needs a Jobs or Duration bound and an e2e ceiling measures the
-// consumers' speed, not a queue's.
+// consumers' speed, not a queue's. Only loopback targets are accepted, and
+// a preload may not exceed 8 GiB of bodies.
 package loadgen

@@ -25,6 +25,7 @@ type options struct {
 	serverLog        bool
 	cpuProfile       string
 	only             string
+	goroutineEcho    bool
 }
 
 func (o *options) comparing() bool {
@@ -93,6 +94,7 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress line on stderr")
 	fs.BoolVar(&o.serverLog, "server-log", false, "pass started servers' output to stderr")
 	fs.StringVar(&o.only, "only", "", "all, compare-all: run only the cases whose name contains this")
+	fs.BoolVar(&o.goroutineEcho, "goroutines", false, "serve-echo: one goroutine per connection instead of the epoll loop")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write the generator's CPU profile to this file")
 	noCeiling := fs.Bool("no-ceiling", false, "skip the echo-server ceiling run")
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {

@@ -143,19 +143,30 @@ func runCompare(o *options, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// serveEcho runs the built-in echo server on --addr until --duration ends.
+// serveEcho runs the built-in echo server on --addr until --duration ends:
+// the single-threaded epoll loop, or with --goroutines one goroutine per
+// connection (the in-process EchoServer).
 func serveEcho(o *options, stderr io.Writer) error {
-	echo, err := loadgen.StartEcho(o.cfg.Addr, o.cfg.Size)
-	if err != nil {
-		return err
-	}
 	d := o.cfg.Duration
 	if d <= 0 {
 		d = time.Minute
 	}
-	if !o.quiet {
-		fmt.Fprintf(stderr, "echo server on %s for %v\n", echo.Addr(), d)
+	announce := func(addr string) {
+		if !o.quiet {
+			fmt.Fprintf(stderr, "echo server on %s for %v\n", addr, d)
+		}
 	}
+	if !o.goroutineEcho {
+		stop := make(chan struct{})
+		t := time.AfterFunc(d, func() { close(stop) })
+		defer t.Stop()
+		return loadgen.ServeEchoEpoll(o.cfg.Addr, o.cfg.Size, announce, stop)
+	}
+	echo, err := loadgen.StartEcho(o.cfg.Addr, o.cfg.Size)
+	if err != nil {
+		return err
+	}
+	announce(echo.Addr())
 	time.Sleep(d)
 	return echo.Close()
 }
