@@ -146,3 +146,67 @@ func TestClientPutAllocatesNothing(t *testing.T) {
 type discardConn struct{ net.Conn }
 
 func (discardConn) Write(p []byte) (int, error) { return len(p), nil }
+
+// loopConn is a net.Conn whose reads repeat one script forever and whose
+// writes vanish: the client's own cost, without a kernel.
+type loopConn struct {
+	net.Conn
+	script []byte
+	off    int
+}
+
+func (c *loopConn) Write(p []byte) (int, error) { return len(p), nil }
+
+func (c *loopConn) Read(p []byte) (int, error) {
+	n := 0
+	for n < len(p) {
+		k := copy(p[n:], c.script[c.off:])
+		n += k
+		c.off = (c.off + k) % len(c.script)
+	}
+	return n, nil
+}
+
+// BenchmarkClientPutRoundTrip is the client's cost of one put: the command
+// written and an INSERTED parsed. It must not allocate.
+func BenchmarkClientPutRoundTrip(b *testing.B) {
+	c := NewConn(&loopConn{script: []byte("INSERTED 123456\r\n")}, 0)
+	body := make([]byte, 100)
+	b.ReportAllocs()
+	for b.Loop() {
+		c.WritePut(body)
+		c.Flush()
+		if _, err := c.ReadReply(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkClientReserveDelete is one reserve (100-byte body) and one delete.
+func BenchmarkClientReserveDelete(b *testing.B) {
+	c := NewConn(&loopConn{script: []byte("RESERVED 77 100\r\n" + string(make([]byte, 100)) + "\r\nDELETED\r\n")}, 0)
+	b.ReportAllocs()
+	for b.Loop() {
+		c.WriteReserve(0)
+		c.Flush()
+		r, err := c.ReadReply()
+		if err != nil {
+			b.Fatal(err)
+		}
+		c.WriteDelete(r.ID)
+		c.Flush()
+		if _, err := c.ReadReply(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkHistogramRecord(b *testing.B) {
+	h := NewHistogram()
+	b.ReportAllocs()
+	v := int64(1)
+	for b.Loop() {
+		h.Record(v)
+		v = (v*7 + 13) & (1<<30 - 1)
+	}
+}
