@@ -133,9 +133,10 @@ func (d *Decoder) accept(c *Command) {
 }
 
 // eagerBody is the most a put line makes the decoder allocate before its body
-// arrives. Larger bodies grow as bytes come in, so that a client announcing a
-// 1 GiB put and sending nothing holds 64 KiB, not 1 GiB.
-const eagerBody = 64 << 10
+// arrives: bodies up to it (the default -z among them) are allocated once,
+// exactly. Larger bodies grow as bytes come in, so that a client announcing a
+// 1 GiB put and sending nothing holds 1 MiB, not 1 GiB.
+const eagerBody = 1 << 20
 
 // growBody makes room for up to more further bytes of the pending body,
 // doubling (so a large body is copied less than twice in all) and never past

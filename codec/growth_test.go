@@ -11,8 +11,8 @@ import (
 // A large put holds memory in proportion to what has arrived, not to what
 // it announced, and still ends as one exactly-sized body.
 func TestLargeBodyGrowsAsItArrives(t *testing.T) {
-	const size = 3<<20 + 7
-	d := NewDecoder(4 << 20)
+	const size = 5<<20 + 7
+	d := NewDecoder(8 << 20)
 	line := []byte("put 0 0 1 " + strconv.Itoa(size) + "\r\n")
 	c, n, ok := d.Decode(line)
 	require.True(t, ok)
@@ -36,4 +36,20 @@ func TestLargeBodyGrowsAsItArrives(t *testing.T) {
 	require.Len(t, c.Body, size+2)
 	require.Equal(t, size+2, cap(c.Body), "the job keeps no slack")
 	require.True(t, bytes.Equal(payload, c.Body))
+}
+
+// A body of the default maximum size is allocated once, exactly.
+func TestDefaultSizedBodyAllocatedOnce(t *testing.T) {
+	d := NewDecoder(65535)
+	in := append([]byte("put 0 0 1 65535\r\n"), bytes.Repeat([]byte{'y'}, 65535)...)
+	in = append(in, '\r', '\n')
+	var c Command
+	allocs := testing.AllocsPerRun(50, func() {
+		var n int
+		c, n, _ = d.Decode(in)
+		c, _, _ = d.Decode(in[n:])
+	})
+	require.Equal(t, OpPut, c.Op)
+	require.Len(t, c.Body, 65537)
+	require.Equal(t, 1.0, allocs)
 }
