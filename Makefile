@@ -4,7 +4,7 @@ BIN       ?= bin
 FUZZTIME  ?= 10s
 PKGS      := ./...
 
-.PHONY: all build run test vet fmt-check unit fuzz bench compare clean
+.PHONY: all build run test vet fmt-check unit fuzz bench compare compare-pinned clean
 
 all: build
 
@@ -44,6 +44,12 @@ bench:
 compare: build
 	./$(BIN)/stalkd-bench compare-all --server-a './$(BIN)/stalkd -l 127.0.0.1 -p {port}' \
 		--server-b 'beanstalkd -l 127.0.0.1 -p {port}'
+
+# The same with the generator on core 0 and each server on core 1.
+compare-pinned: build
+	taskset -c 0 ./$(BIN)/stalkd-bench compare-all \
+		--server-a 'taskset -c 1 ./$(BIN)/stalkd -l 127.0.0.1 -p {port}' \
+		--server-b 'taskset -c 1 beanstalkd -l 127.0.0.1 -p {port}'
 
 clean:
 	rm -rf $(BIN)
