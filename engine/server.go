@@ -175,7 +175,7 @@ func (s *Server) setBackend(b Backend) {
 		b.Subscribe = s.cfg.Subscribe
 	}
 	if b.Queue == nil {
-		b.Queue = jobs.New(jobs.Config{Logger: s.log})
+		b.Queue = jobs.New(jobs.Config{})
 		ctx, cancel := context.WithCancel(context.Background())
 		s.stopQueue, s.queueDone = cancel, make(chan struct{})
 		go func() {

@@ -3,19 +3,15 @@ package jobs
 import (
 	"sync/atomic"
 	"time"
-
-	"github.com/rs/zerolog"
 )
 
 // Config configures a Queue. The zero value is usable: the system clock, no
-// journal (everything in memory), no logging. A Config is read once by New.
+// journal (everything in memory). A Config is read once by New.
 type Config struct {
 	// Clock supplies time; nil means NewSystemClock().
 	Clock Clock
 	// Journal makes changes durable; nil keeps the queue in memory only.
 	Journal Journal
-	// Logger receives the queue's rare diagnostics.
-	Logger zerolog.Logger
 }
 
 // Queue is the whole job store: tubes, jobs, sessions and timers. All of its
@@ -25,7 +21,6 @@ type Config struct {
 type Queue struct {
 	clock   Clock
 	journal Journal
-	log     zerolog.Logger
 
 	nextID   atomic.Uint64 // the next id to hand out
 	sessions atomic.Uint64 // session ids
@@ -40,7 +35,7 @@ type Queue struct {
 
 // New returns an empty queue with the tube "default".
 func New(cfg Config) *Queue {
-	q := &Queue{clock: cfg.Clock, journal: cfg.Journal, log: cfg.Logger}
+	q := &Queue{clock: cfg.Clock, journal: cfg.Journal}
 	if q.clock == nil {
 		q.clock = NewSystemClock()
 	}

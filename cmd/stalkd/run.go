@@ -65,7 +65,7 @@ func prepare(o options, log zerolog.Logger) (*jobs.Queue, journal, error) {
 	if err != nil {
 		return nil, journal{}, err
 	}
-	q, err := newQueue(jr, log)
+	q, err := newQueue(jr)
 	if err != nil {
 		_ = jr.close()
 		return nil, journal{}, err
@@ -103,8 +103,8 @@ func serve(srv *engine.Server, q *jobs.Queue, jr journal, sigs <-chan os.Signal,
 }
 
 // newQueue creates the queue and loads the journal's jobs into it.
-func newQueue(jr journal, log zerolog.Logger) (*jobs.Queue, error) {
-	q := jobs.New(jobs.Config{Journal: jr.j, Logger: log})
+func newQueue(jr journal) (*jobs.Queue, error) {
+	q := jobs.New(jobs.Config{Journal: jr.j})
 	if jr.replay != nil {
 		if err := jr.replay(q); err != nil {
 			return nil, fmt.Errorf("replaying the journal: %w", err)
