@@ -54,7 +54,7 @@ func TestDiff(t *testing.T) {
 		return // filtered with -run, or already failing: usage is not meaningful
 	}
 	for _, d := range differences {
-		if d.optIn || d.kind == deliberate && *selfFlag {
+		if d.kind == deliberate && *selfFlag {
 			continue
 		}
 		assert.NotZero(t, rec.rows[d.name],
@@ -94,7 +94,7 @@ func runScript(t *testing.T, refPath string, sc script, rec *usage) {
 			}
 		}
 
-		x := stepCtx{sent: strings.Join(st.send, ""), maskIDs: st.maskIDs, version: other.version}
+		x := stepCtx{sent: strings.Join(st.send, ""), version: other.version}
 		want, used, errs := normalize(x, refRS[i], !*selfFlag)
 		got, used2, errs2 := normalize(x, otherRS[i], false)
 		for _, err := range append(errs, errs2...) {

@@ -48,8 +48,6 @@ var differences = []difference{
 		reason: "truncated seconds to a deadline: may straddle a second boundary (scripts check ranges instead)"},
 	{name: "stats-tube-pause-time-left", kind: masked, edit: maskValue(docTube, "pause-time-left", `-?[0-9]+`),
 		reason: "truncated seconds to the unpause: may straddle a second boundary (scripts check ranges instead)"},
-	{name: "job-ids", kind: masked, edit: maskJobIDs, optIn: true,
-		reason: "only in steps marked ids(): job ids where the script says they may differ"},
 }
 
 // diffKind says whether a row is a masked value or a deliberate departure.
@@ -66,7 +64,6 @@ type difference struct {
 	kind   diffKind
 	reason string
 	edit   edit
-	optIn  bool // applies only where a script asks for it; may go unused
 }
 
 // edit applies a row to one step's replies. It returns the new replies and
@@ -77,7 +74,6 @@ type edit func(x stepCtx, rs []reply) ([]reply, bool, error)
 // stepCtx is what an edit may know about the step.
 type stepCtx struct {
 	sent    string // all bytes the step wrote
-	maskIDs bool   // the step allows job ids to differ
 	version string // stalkd's version string
 }
 
@@ -225,23 +221,4 @@ func strictReserveTimeout(x stepCtx, rs []reply) ([]reply, bool, error) {
 		return rs, false, nil
 	}
 	return []reply{{head: "BAD_FORMAT"}}, true, nil
-}
-
-// jobIDHeads matches the reply lines that carry a job id.
-var jobIDHeads = regexp.MustCompile(`^(INSERTED|BURIED|RESERVED|FOUND) [0-9]+`)
-
-// maskJobIDs blanks job ids in reply lines and stats-job documents, in steps
-// that allow them to differ.
-func maskJobIDs(x stepCtx, rs []reply) ([]reply, bool, error) {
-	if !x.maskIDs {
-		return rs, false, nil
-	}
-	out := append([]reply(nil), rs...)
-	for i, r := range out {
-		if r.note == "" {
-			out[i].head = jobIDHeads.ReplaceAllString(r.head, "$1 *")
-		}
-	}
-	out, _, _ = editValues(docJob, "id", func(stepCtx, string) (string, error) { return "*", nil })(x, out)
-	return out, true, nil
 }

@@ -28,7 +28,6 @@ type step struct {
 	wait    time.Duration // extra time the replies may legitimately take
 	want    *string       // if set, the reference's transcript must be exactly this
 	checks  []check       // intent checks, run on both servers' raw replies
-	maskIDs bool          // job ids may differ in this step's replies
 }
 
 // quietWindow is how long a step waits to be sure no reply comes.
@@ -94,12 +93,6 @@ func halfClose(conn, send, want string) step {
 
 // within allows the replies wait more time (a timeout, a TTR) to arrive.
 func (s step) within(d time.Duration) step { s.wait = d; return s }
-
-// ids marks the step's job ids as allowed to differ between the servers.
-func (s step) ids() step { s.maskIDs = true; return s }
-
-// and adds intent checks to the step.
-func (s step) and(c ...check) step { s.checks = append(s.checks, c...); return s }
 
 // connName is the step's connection name.
 func (s step) connName() string {
