@@ -80,6 +80,9 @@ func (q *Queue) reserveFor(s *Session, j *job, now int64, st int, waiter bool) b
 	if waiter {
 		s.outcome, s.outcomeErr = j.data(), nil
 	}
+	if q.replicated {
+		s.lastSeq.Store(q.logReserved(j))
+	}
 	s.mu.Unlock()
 	j.tube.reserved++
 	q.stats.add(st, cReserved, 1)
@@ -89,10 +92,11 @@ func (q *Queue) reserveFor(s *Session, j *job, now int64, st int, waiter bool) b
 
 // unreserve takes j from its reserver. t.mu held.
 func (q *Queue) unreserve(t *tube, j *job, st int) {
-	s := j.reserver
-	s.mu.Lock()
-	s.reserved.remove(j)
-	s.mu.Unlock()
+	if s := j.reserver; s != nil { // nil: an orphan (replicated.go)
+		s.mu.Lock()
+		s.reserved.remove(j)
+		s.mu.Unlock()
+	}
 	j.reserver = nil
 	t.reserved--
 	q.stats.add(st, cReserved, -1)

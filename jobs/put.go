@@ -71,7 +71,7 @@ func (s *Session) Delete(id uint64) (uint64, error) {
 	}
 	t := j.tube
 	t.mu.Lock()
-	if j.state == 0 || (j.state == Reserved && j.reserver != s) {
+	if j.state == 0 || (j.state == Reserved && j.reserver != s && j.reserver != nil) {
 		t.mu.Unlock()
 		return 0, ErrNotFound
 	}
@@ -163,6 +163,9 @@ func (s *Session) Touch(id uint64) error {
 		return ErrNotFound
 	}
 	j.deadline = s.q.clock.Now() + j.ttr
+	if s.q.replicated {
+		s.lastSeq.Store(s.q.logReserved(j))
+	}
 	s.q.timers.scheduleJob(j, j.deadline+1)
 	t.mu.Unlock()
 	return nil
@@ -177,6 +180,9 @@ func (s *Session) own(id uint64) (*tube, *job) {
 	}
 	t := j.tube
 	t.mu.Lock()
+	if j.state == Reserved && j.reserver == nil {
+		s.adopt(j) // an orphan (replicated.go)
+	}
 	if j.state != Reserved || j.reserver != s {
 		t.mu.Unlock()
 		return nil, nil

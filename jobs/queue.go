@@ -12,6 +12,9 @@ type Config struct {
 	Clock Clock
 	// Journal makes changes durable; nil keeps the queue in memory only.
 	Journal Journal
+	// Replicated logs reservations too, for a journal that others rebuild
+	// the queue from (see replicated.go).
+	Replicated bool
 }
 
 // Queue is the whole job store: tubes, jobs, sessions and timers. All of its
@@ -19,8 +22,9 @@ type Config struct {
 // timeouts) fire only when something drives them: Run with the system clock,
 // or Tick after moving a ManualClock in tests.
 type Queue struct {
-	clock   Clock
-	journal Journal
+	clock      Clock
+	journal    Journal
+	replicated bool
 
 	nextID   atomic.Uint64 // the next id to hand out
 	sessions atomic.Uint64 // session ids
@@ -35,7 +39,7 @@ type Queue struct {
 
 // New returns an empty queue with the tube "default".
 func New(cfg Config) *Queue {
-	q := &Queue{clock: cfg.Clock, journal: cfg.Journal}
+	q := &Queue{clock: cfg.Clock, journal: cfg.Journal, replicated: cfg.Replicated}
 	if q.clock == nil {
 		q.clock = NewSystemClock()
 	}

@@ -52,6 +52,7 @@ type Session struct {
 	waitTubes []*tube
 	timer     wheel.Timer[*Session]
 	timerWait uint64
+	lastSeq   atomic.Uint64 // replicated mode: see LastSeq
 
 	mu         sync.Mutex
 	reserved   jobList // jobs reserved by this session
@@ -267,6 +268,9 @@ func (s *Session) releaseAll() {
 		t := j.tube
 		t.mu.Lock()
 		if j.state == Reserved && j.reserver == s {
+			if q.replicated {
+				q.logRequeued(j, false)
+			}
 			q.unreserve(t, j, s.stripe)
 			q.makeReady(t, j, q.clock.Now(), s.stripe, &w)
 		}

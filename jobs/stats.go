@@ -113,8 +113,9 @@ func (q *Queue) PauseTube(name []byte, d time.Duration) error {
 }
 
 // Restore adds a job read back from the journal at startup, before any
-// session exists. It does not log. A reserved job comes back ready; a delayed
-// one whose deadline has passed comes back ready. Jobs should be restored in
+// session exists. It does not log. A reserved job comes back ready (in
+// replicated mode: reserved by no session until its Deadline, if that is
+// still ahead); a delayed one whose deadline has passed comes back ready. Jobs should be restored in
 // the order they were first put, so that buried lists keep their order.
 func (q *Queue) Restore(rec Record) error {
 	if rec.Kind != RecPut || rec.ID == 0 || !validName([]byte(rec.Tube)) {
@@ -146,6 +147,8 @@ func (q *Queue) Restore(rec Record) error {
 	case rec.State == Delayed && rec.Deadline > now:
 		j.state, j.deadline = Delayed, rec.Deadline
 		q.delay(t, j, 0)
+	case rec.State == Reserved && q.replicated && rec.Deadline >= now:
+		q.restoreOrphan(t, j, rec.Deadline)
 	default:
 		q.makeReady(t, j, now, 0, &w)
 	}

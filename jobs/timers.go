@@ -258,6 +258,9 @@ func (q *Queue) jobTimer(j *job, now int64) {
 		q.stats.add(0, cDelayed, -1)
 		q.makeReady(t, j, now, 0, &w)
 	case j.state == Reserved && now > j.deadline:
+		if q.replicated {
+			q.logRequeued(j, true)
+		}
 		q.unreserve(t, j, 0)
 		j.timeouts++
 		q.stats.add(0, cTimeouts, 1)

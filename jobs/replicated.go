@@ -1,0 +1,71 @@
+package jobs
+
+import "math"
+
+// Replicated mode (Config.Replicated) is for a queue whose journal is a
+// replicated log (package wal/raft): a follower or a new leader rebuilds the
+// queue from the records alone, so reservations must be in them too. In this
+// mode the queue also logs
+//
+//   - every reservation (Reserve, a waiter's hand-off, ReserveJob): an update
+//     with State Reserved and Deadline the end of its TTR; the edge answers
+//     RESERVED only once Committed(Session.LastSeq()) says so;
+//   - Touch: the same record with the new deadline (TOUCHED waits likewise);
+//   - a TTR running out, and a closing session's jobs going back to ready:
+//     an update with State Ready.
+//
+// Restore accepts State Reserved: the job comes back reserved by no session
+// (an orphan) until its Deadline, then times out to ready as usual. Any
+// session may act on an orphan by id (delete, release, bury, touch): it
+// adopts it, so that a worker whose connection moved to another node after
+// a failover can finish what it reserved. Without the mode none of this
+// runs and nothing changes.
+
+// LastSeq returns the journal sequence number of the latest reservation or
+// touch logged for this session (replicated mode only; 0 otherwise). A
+// reservation handed to a waiting session is logged by whoever handed it
+// over, so this is how the edge learns what to wait for. Safe to call from
+// the session's owner at any time.
+func (s *Session) LastSeq() uint64 { return s.lastSeq.Load() }
+
+// logReserved logs that j is now reserved until j.deadline and returns the
+// record's sequence number; a refused record yields MaxUint64, a number that
+// is never committed (the journal's error reaches the edge through
+// Committed). t.mu held.
+func (q *Queue) logReserved(j *job) uint64 {
+	rec := j.record(RecUpdate)
+	rec.State, rec.Deadline = Reserved, j.deadline
+	seq, err := q.append(rec)
+	if err != nil {
+		return math.MaxUint64
+	}
+	return seq
+}
+
+// logRequeued logs that reserved job j goes back to ready (timeouts: the TTR
+// ran out). Errors are dropped: a failed journal fails every later commit,
+// and a replicated queue is then discarded. t.mu held, before the change.
+func (q *Queue) logRequeued(j *job, timedOut bool) {
+	rec := j.record(RecUpdate) // a reserved job is recorded as ready
+	if timedOut {
+		rec.Timeouts++
+	}
+	_, _ = q.append(rec)
+}
+
+// restoreOrphan makes j, just restored, reserved by no session until
+// deadline. t.mu held.
+func (q *Queue) restoreOrphan(t *tube, j *job, deadline int64) {
+	j.state, j.deadline = Reserved, deadline
+	t.reserved++
+	q.stats.add(0, cReserved, 1)
+	q.timers.scheduleJob(j, deadline+1)
+}
+
+// adopt makes s the reserver of orphan j. t.mu held.
+func (s *Session) adopt(j *job) {
+	s.mu.Lock()
+	j.reserver = s
+	s.reserved.pushBack(j)
+	s.mu.Unlock()
+}
