@@ -1,0 +1,232 @@
+package raft
+
+import (
+	"encoding/binary"
+	"errors"
+	"time"
+
+	"github.com/stalkd/stalkd/jobs"
+)
+
+// Entry layout. The data of one raft command entry is a batch of records:
+//
+//	version byte (1)
+//	count   uvarint
+//	count records, each:
+//	  kind    byte: 1 put, 2 update, 3 delete
+//	  id      uvarint
+//	  put and update only:
+//	    state byte: 1 ready, 2 reserved, 3 delayed, 4 buried
+//	    uvarint pri, varint delay, varint ttr, varint created, varint deadline,
+//	    uvarint reserves, timeouts, releases, buries, kicks
+//	  put only: uvarint len(tube), tube, uvarint len(body), body
+//
+// The fields are those of wal's records, but the numbers are this format's
+// own (pinned here, not jobs' constants), a reserved state is legal (raft
+// replicates reservations; the disk log never holds one) and there is no
+// checksum (raft-wal checksums every entry). A snapshot is the same records,
+// every one a put (see snapshot.go). A reader refuses a version, kind or
+// state it does not know, so an old binary never misreads a new log.
+const entryVersion = 1
+
+const (
+	kindPut    = 1
+	kindUpdate = 2
+	kindDelete = 3
+)
+
+var stateCode = [...]byte{jobs.Ready: 1, jobs.Reserved: 2, jobs.Delayed: 3, jobs.Buried: 4}
+
+var codeState = [...]jobs.State{1: jobs.Ready, 2: jobs.Reserved, 3: jobs.Delayed, 4: jobs.Buried}
+
+// ErrMalformed is returned for entry or snapshot data that does not decode.
+var ErrMalformed = errors.New("raft: malformed record data")
+
+// appendRecord appends rec's encoding to dst.
+func appendRecord(dst []byte, rec *jobs.Record) []byte {
+	var kind byte
+	switch rec.Kind {
+	case jobs.RecPut:
+		kind = kindPut
+	case jobs.RecUpdate:
+		kind = kindUpdate
+	default:
+		kind = kindDelete
+	}
+	dst = append(dst, kind)
+	dst = binary.AppendUvarint(dst, rec.ID)
+	if kind == kindDelete {
+		return dst
+	}
+	var st byte
+	if int(rec.State) < len(stateCode) {
+		st = stateCode[rec.State]
+	}
+	dst = append(dst, st)
+	dst = binary.AppendUvarint(dst, uint64(rec.Pri))
+	dst = binary.AppendVarint(dst, int64(rec.Delay))
+	dst = binary.AppendVarint(dst, int64(rec.TTR))
+	dst = binary.AppendVarint(dst, rec.Created)
+	dst = binary.AppendVarint(dst, rec.Deadline)
+	for _, c := range [...]uint32{rec.Reserves, rec.Timeouts, rec.Releases, rec.Buries, rec.Kicks} {
+		dst = binary.AppendUvarint(dst, uint64(c))
+	}
+	if kind == kindPut {
+		dst = binary.AppendUvarint(dst, uint64(len(rec.Tube)))
+		dst = append(dst, rec.Tube...)
+		dst = binary.AppendUvarint(dst, uint64(len(rec.Body)))
+		dst = append(dst, rec.Body...)
+	}
+	return dst
+}
+
+// encodeEntry returns the entry data of a batch of records.
+func encodeEntry(recs []jobs.Record, sizeHint int) []byte {
+	b := make([]byte, 0, sizeHint+16)
+	b = append(b, entryVersion)
+	b = binary.AppendUvarint(b, uint64(len(recs)))
+	for i := range recs {
+		b = appendRecord(b, &recs[i])
+	}
+	return b
+}
+
+// recordSizeHint is about len(appendRecord(nil, rec)), never less.
+func recordSizeHint(rec *jobs.Record) int {
+	return 1 + 10 + 1 + 5 + 4*10 + 5*5 + 2*5 + len(rec.Tube) + len(rec.Body)
+}
+
+// decodeEntry calls fn for each record of the entry data b. Tube and Body
+// of the records are copies, fn may keep them.
+func decodeEntry(b []byte, fn func(*jobs.Record) error) error {
+	if len(b) == 0 || b[0] != entryVersion {
+		return ErrMalformed
+	}
+	d := decoder{b: b[1:]}
+	n := d.uvarint()
+	for i := uint64(0); i < n && d.err == nil; i++ {
+		var rec jobs.Record
+		d.record(&rec)
+		if d.err != nil {
+			break
+		}
+		if err := fn(&rec); err != nil {
+			return err
+		}
+	}
+	if d.err != nil || len(d.b) != 0 {
+		return ErrMalformed
+	}
+	return nil
+}
+
+// decoder reads fields from b, remembering the first error.
+type decoder struct {
+	b   []byte
+	err error
+}
+
+func (d *decoder) record(r *jobs.Record) {
+	switch d.byte() {
+	case kindPut:
+		r.Kind = jobs.RecPut
+	case kindUpdate:
+		r.Kind = jobs.RecUpdate
+	case kindDelete:
+		r.Kind = jobs.RecDelete
+	default:
+		d.fail()
+		return
+	}
+	r.ID = d.uvarint()
+	if r.ID == 0 {
+		d.fail()
+	}
+	if r.Kind == jobs.RecDelete {
+		return
+	}
+	if st := d.byte(); int(st) < len(codeState) && codeState[st] != 0 {
+		r.State = codeState[st]
+	} else {
+		d.fail()
+	}
+	r.Pri = d.uint32()
+	r.Delay = time.Duration(d.varint())
+	r.TTR = time.Duration(d.varint())
+	r.Created, r.Deadline = d.varint(), d.varint()
+	r.Reserves, r.Timeouts, r.Releases = d.uint32(), d.uint32(), d.uint32()
+	r.Buries, r.Kicks = d.uint32(), d.uint32()
+	if r.Kind == jobs.RecPut {
+		tube := d.bytes()
+		body := d.bytes()
+		if n := len(body); d.err == nil && (len(tube) == 0 || len(tube) > jobs.MaxTubeName || n < 2 || body[n-2] != '\r' || body[n-1] != '\n') {
+			d.fail()
+		}
+		r.Tube = string(tube)
+		r.Body = append([]byte(nil), body...)
+	}
+}
+
+func (d *decoder) fail() {
+	if d.err == nil {
+		d.err = ErrMalformed
+	}
+}
+
+func (d *decoder) byte() byte {
+	if d.err != nil || len(d.b) == 0 {
+		d.fail()
+		return 0
+	}
+	c := d.b[0]
+	d.b = d.b[1:]
+	return c
+}
+
+func (d *decoder) uvarint() uint64 {
+	if d.err != nil {
+		return 0
+	}
+	x, n := binary.Uvarint(d.b)
+	if n <= 0 {
+		d.fail()
+		return 0
+	}
+	d.b = d.b[n:]
+	return x
+}
+
+func (d *decoder) varint() int64 {
+	if d.err != nil {
+		return 0
+	}
+	x, n := binary.Varint(d.b)
+	if n <= 0 {
+		d.fail()
+		return 0
+	}
+	d.b = d.b[n:]
+	return x
+}
+
+func (d *decoder) uint32() uint32 {
+	x := d.uvarint()
+	if x > 1<<32-1 {
+		d.fail()
+	}
+	return uint32(x)
+}
+
+func (d *decoder) bytes() []byte {
+	n := d.uvarint()
+	if d.err != nil {
+		return nil
+	}
+	if n > uint64(len(d.b)) {
+		d.fail()
+		return nil
+	}
+	b := d.b[:n]
+	d.b = d.b[n:]
+	return b
+}

@@ -1,0 +1,170 @@
+package raft
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+
+	hraft "github.com/hashicorp/raft"
+	"github.com/rs/zerolog"
+
+	"github.com/stalkd/stalkd/jobs"
+)
+
+// fsm is the raft state machine: it applies committed entries to the
+// replicated state. Apply, Snapshot and Restore are called by raft's FSM
+// goroutine, one at a time; mu guards the state against Node (building a
+// leader's queue) and Persist's readers of counters.
+type fsm struct {
+	log zerolog.Logger
+
+	mu      sync.Mutex
+	st      state
+	applied uint64 // index of the last entry applied
+	bad     uint64 // entries that did not decode
+}
+
+func newFSM(log zerolog.Logger) *fsm { return &fsm{log: log, st: newState()} }
+
+// Apply implements hraft.FSM. It returns nil, or the decoding error.
+func (f *fsm) Apply(l *hraft.Log) interface{} {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.applied = l.Index
+	if l.Type != hraft.LogCommand {
+		return nil
+	}
+	err := decodeEntry(l.Data, func(rec *jobs.Record) error {
+		f.st.apply(rec)
+		return nil
+	})
+	if err != nil {
+		// Every node decodes the same bytes the same way, so they agree;
+		// but records after the damage are lost to all of them.
+		f.bad++
+		f.log.Error().Err(err).Uint64("index", l.Index).Msg("committed entry does not decode")
+	}
+	return err
+}
+
+// Snapshot implements hraft.FSM: it copies the job table (pointers to
+// immutable records); Persist sorts and writes them off the FSM goroutine.
+func (f *fsm) Snapshot() (hraft.FSMSnapshot, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	recs := make([]*jobs.Record, 0, len(f.st.jobs))
+	for _, r := range f.st.jobs {
+		recs = append(recs, r)
+	}
+	return &snapshot{recs: recs, maxID: f.st.maxID}, nil
+}
+
+// Restore implements hraft.FSM: it replaces the state with a snapshot's.
+func (f *fsm) Restore(rc io.ReadCloser) error {
+	defer rc.Close()
+	st, err := readSnapshot(bufio.NewReaderSize(rc, 1<<16))
+	if err != nil {
+		return fmt.Errorf("raft: restore snapshot: %w", err)
+	}
+	f.mu.Lock()
+	f.st = st
+	f.mu.Unlock()
+	return nil
+}
+
+// withState runs fn with the state locked.
+func (f *fsm) withState(fn func(*state) error) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return fn(&f.st)
+}
+
+// snapshot is a point-in-time copy of the state.
+type snapshot struct {
+	recs  []*jobs.Record
+	maxID uint64
+}
+
+// Snapshot layout: the magic, uvarint maxID, uvarint count, then count
+// times uvarint len + one record (always a put) in the entry encoding.
+// hashicorp/raft's file snapshot store adds a CRC-64 of the whole.
+const snapMagic = "stalkd-snap-1\n"
+
+// Persist implements hraft.FSMSnapshot.
+func (s *snapshot) Persist(sink hraft.SnapshotSink) error {
+	sortByID(s.recs)
+	w := bufio.NewWriterSize(sink, 1<<16)
+	var buf []byte
+	buf = append(buf, snapMagic...)
+	buf = binary.AppendUvarint(buf, s.maxID)
+	buf = binary.AppendUvarint(buf, uint64(len(s.recs)))
+	_, err := w.Write(buf)
+	for _, r := range s.recs {
+		if err != nil {
+			break
+		}
+		buf = appendRecord(buf[:0], r)
+		var hdr [binary.MaxVarintLen64]byte
+		n := binary.PutUvarint(hdr[:], uint64(len(buf)))
+		if _, err = w.Write(hdr[:n]); err == nil {
+			_, err = w.Write(buf)
+		}
+	}
+	if err == nil {
+		err = w.Flush()
+	}
+	if err != nil {
+		_ = sink.Cancel()
+		return err
+	}
+	return sink.Close()
+}
+
+// Release implements hraft.FSMSnapshot.
+func (s *snapshot) Release() { s.recs = nil }
+
+func readSnapshot(r *bufio.Reader) (state, error) {
+	st := newState()
+	magic := make([]byte, len(snapMagic))
+	if _, err := io.ReadFull(r, magic); err != nil || string(magic) != snapMagic {
+		return st, errors.Join(ErrMalformed, err)
+	}
+	maxID, err := binary.ReadUvarint(r)
+	if err != nil {
+		return st, errors.Join(ErrMalformed, err)
+	}
+	n, err := binary.ReadUvarint(r)
+	if err != nil {
+		return st, errors.Join(ErrMalformed, err)
+	}
+	st.maxID = maxID
+	var buf []byte
+	for i := uint64(0); i < n; i++ {
+		size, err := binary.ReadUvarint(r)
+		if err != nil || size > 1<<31 {
+			return st, errors.Join(ErrMalformed, err)
+		}
+		buf = slicesGrow(buf, int(size))
+		if _, err := io.ReadFull(r, buf); err != nil {
+			return st, errors.Join(ErrMalformed, err)
+		}
+		d := decoder{b: buf}
+		var rec jobs.Record
+		d.record(&rec)
+		if d.err != nil || len(d.b) != 0 || rec.Kind != jobs.RecPut {
+			return st, ErrMalformed
+		}
+		st.apply(&rec)
+	}
+	return st, nil
+}
+
+func slicesGrow(b []byte, n int) []byte {
+	if cap(b) < n {
+		return make([]byte, n)
+	}
+	return b[:n]
+}

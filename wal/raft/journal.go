@@ -1,0 +1,228 @@
+package raft
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	hraft "github.com/hashicorp/raft"
+
+	"github.com/stalkd/stalkd/jobs"
+)
+
+// ErrLeadershipLost: this node stopped being the leader (or shut down)
+// before the change was committed. The change may still be committed by the
+// next leader, or not; it was never acknowledged.
+var ErrLeadershipLost = errors.New("raft: leadership lost before the change was committed")
+
+// applier is what the journal needs of *hraft.Raft (a fake in tests).
+type applier interface {
+	Apply(cmd []byte, timeout time.Duration) hraft.ApplyFuture
+}
+
+// Journal is the leader's jobs.Journal for one term of leadership: Append
+// queues a record, a batcher goroutine packs everything queued into one
+// raft entry, and an acker goroutine advances Committed as raft applies the
+// entries, in order. Once an entry fails (this node lost leadership) the
+// journal is dead: Committed reports the error and Append refuses.
+//
+// Concurrency: Append, Committed, Subscribe and File are safe for concurrent
+// use; Append takes mu, a leaf lock, and never waits.
+type Journal struct {
+	r           applier
+	maxBytes    int
+	applyWait   time.Duration
+	wake        chan struct{}
+	inflight    chan batch
+	stop        chan struct{}
+	batcherDone chan struct{}
+	ackerDone   chan struct{}
+
+	mu      sync.Mutex
+	pending []jobs.Record
+	size    int    // bytes of pending, about
+	seq     uint64 // last sequence number handed out
+	dead    error
+
+	committed atomic.Uint64
+	err       atomic.Pointer[error]
+	subsMu    sync.Mutex
+	subs      []func()
+	closeOnce sync.Once
+}
+
+// batch is one raft entry in flight: the records up to last.
+type batch struct {
+	f    hraft.ApplyFuture
+	last uint64
+}
+
+func newJournal(r applier, maxBytes, maxInflight int, applyWait time.Duration) *Journal {
+	j := &Journal{
+		r: r, maxBytes: maxBytes, applyWait: applyWait,
+		wake:        make(chan struct{}, 1),
+		inflight:    make(chan batch, maxInflight),
+		stop:        make(chan struct{}),
+		batcherDone: make(chan struct{}),
+		ackerDone:   make(chan struct{}),
+	}
+	go j.runBatcher()
+	go j.runAcker()
+	return j
+}
+
+// Append implements jobs.Journal.
+func (j *Journal) Append(rec jobs.Record) (uint64, error) {
+	j.mu.Lock()
+	if j.dead != nil {
+		j.mu.Unlock()
+		return 0, jobs.ErrJournal
+	}
+	j.seq++
+	seq := j.seq
+	j.pending = append(j.pending, rec)
+	j.size += recordSizeHint(&rec)
+	j.mu.Unlock()
+	select {
+	case j.wake <- struct{}{}:
+	default:
+	}
+	return seq, nil
+}
+
+// Committed implements jobs.Journal.
+func (j *Journal) Committed() (uint64, error) {
+	c := j.committed.Load()
+	if e := j.err.Load(); e != nil {
+		return c, *e
+	}
+	return c, nil
+}
+
+// Subscribe implements jobs.Journal.
+func (j *Journal) Subscribe(fn func()) {
+	j.subsMu.Lock()
+	j.subs = append(j.subs, fn)
+	j.subsMu.Unlock()
+}
+
+// File implements jobs.Journal: a replicated job lives in no file.
+func (j *Journal) File(uint64) int { return 0 }
+
+// Close stops the journal: records not yet handed to raft are dropped and
+// every change not yet committed reports ErrLeadershipLost. Idempotent.
+func (j *Journal) Close() {
+	j.closeOnce.Do(func() {
+		j.fail(ErrLeadershipLost)
+		close(j.stop)
+		<-j.batcherDone
+		<-j.ackerDone
+	})
+}
+
+// fail kills the journal with err (the first error wins) and tells the
+// subscribers, so that held replies get their answer.
+func (j *Journal) fail(err error) {
+	j.mu.Lock()
+	first := j.dead == nil
+	if first {
+		j.dead = err
+		j.pending = nil
+		e := fmt.Errorf("%w: %w", jobs.ErrJournal, err)
+		j.err.Store(&e)
+	}
+	j.mu.Unlock()
+	if first {
+		j.notify()
+	}
+}
+
+func (j *Journal) notify() {
+	j.subsMu.Lock()
+	subs := j.subs
+	j.subsMu.Unlock()
+	for _, fn := range subs {
+		fn()
+	}
+}
+
+// runBatcher hands what is pending to raft, one entry at a time; when
+// MaxInflight entries are in flight it blocks, and records pile up for the
+// next entry (group commit).
+func (j *Journal) runBatcher() {
+	defer close(j.batcherDone)
+	defer close(j.inflight)
+	for {
+		select {
+		case <-j.stop:
+			return
+		case <-j.wake:
+		}
+		for {
+			recs, last := j.take()
+			if len(recs) == 0 {
+				break
+			}
+			size := 0
+			for i := range recs {
+				size += recordSizeHint(&recs[i])
+			}
+			f := j.r.Apply(encodeEntry(recs, size), j.applyWait)
+			select {
+			case j.inflight <- batch{f: f, last: last}:
+			case <-j.stop:
+				return
+			}
+		}
+	}
+}
+
+// take removes up to maxBytes of pending records (at least one) and
+// returns them with the sequence number of the last.
+func (j *Journal) take() ([]jobs.Record, uint64) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.dead != nil || len(j.pending) == 0 {
+		return nil, 0
+	}
+	n, size := 0, 0
+	for n < len(j.pending) && (n == 0 || size+recordSizeHint(&j.pending[n]) <= j.maxBytes) {
+		size += recordSizeHint(&j.pending[n])
+		n++
+	}
+	recs := j.pending[:n:n]
+	j.pending = j.pending[n:]
+	if len(j.pending) == 0 {
+		j.pending = nil
+	}
+	j.size -= size
+	return recs, j.seq - uint64(len(j.pending))
+}
+
+// runAcker waits for each entry in order and publishes Committed.
+func (j *Journal) runAcker() {
+	defer close(j.ackerDone)
+	for b := range j.inflight {
+		err := b.f.Error()
+		if err == nil {
+			if resp, ok := b.f.Response().(error); ok && resp != nil {
+				err = resp
+			}
+		}
+		if err != nil {
+			if errors.Is(err, hraft.ErrLeadershipLost) || errors.Is(err, hraft.ErrNotLeader) ||
+				errors.Is(err, hraft.ErrRaftShutdown) || errors.Is(err, hraft.ErrEnqueueTimeout) {
+				err = fmt.Errorf("%w (%w)", ErrLeadershipLost, err)
+			}
+			j.fail(err)
+			continue
+		}
+		if j.err.Load() != nil {
+			continue
+		}
+		j.committed.Store(b.last)
+		j.notify()
+	}
+}

@@ -1,0 +1,200 @@
+package raft
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	hraft "github.com/hashicorp/raft"
+	"github.com/rs/zerolog"
+
+	"github.com/stalkd/stalkd/jobs"
+)
+
+// Node is one member of a stalkd cluster: a hashicorp/raft server whose FSM
+// holds the replicated queue state and which, while it is the leader, runs
+// the queue that clients are served from.
+//
+// Concurrency: every method is safe for concurrent use.
+type Node struct {
+	cfg     Config
+	log     zerolog.Logger
+	raft    *hraft.Raft
+	fsm     *fsm
+	closers []func() error
+	stop    chan struct{}
+	done    chan struct{}
+	looping bool // runLeadership started
+
+	closeOnce sync.Once
+	closeErr  error
+
+	mu   sync.Mutex
+	term *leaderTerm // nil unless leading
+}
+
+// leaderTerm is what one term of leadership runs.
+type leaderTerm struct {
+	q       *jobs.Queue
+	j       *Journal
+	cancel  context.CancelFunc
+	runDone chan struct{}
+}
+
+// Open starts a node: it opens (or creates) the stores, starts raft, and
+// bootstraps the cluster from Config.Peers if the node has no state.
+func Open(c Config) (*Node, error) {
+	cfg, err := c.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	n := &Node{cfg: cfg, log: cfg.Logger, stop: make(chan struct{}), done: make(chan struct{})}
+	n.fsm = newFSM(n.log)
+	if err := n.openStores(); err != nil {
+		n.closeStores()
+		return nil, err
+	}
+	rc := cfg.raftConfig()
+	hasState, err := hraft.HasExistingState(n.cfg.LogStore, n.cfg.StableStore, n.cfg.SnapshotStore)
+	if err != nil {
+		n.closeStores()
+		return nil, fmt.Errorf("raft: read state: %w", err)
+	}
+	r, err := hraft.NewRaft(rc, n.fsm, n.cfg.LogStore, n.cfg.StableStore, n.cfg.SnapshotStore, n.cfg.Transport)
+	if err != nil {
+		n.closeStores()
+		return nil, fmt.Errorf("raft: start: %w", err)
+	}
+	n.raft = r
+	if !hasState && len(cfg.Peers) > 0 {
+		var servers []hraft.Server
+		for _, p := range cfg.Peers {
+			servers = append(servers, hraft.Server{Suffrage: hraft.Voter, ID: hraft.ServerID(p.ID), Address: hraft.ServerAddress(p.Addr)})
+		}
+		if err := r.BootstrapCluster(hraft.Configuration{Servers: servers}).Error(); err != nil && !errors.Is(err, hraft.ErrCantBootstrap) {
+			_ = n.Close()
+			return nil, fmt.Errorf("raft: bootstrap: %w", err)
+		}
+		n.log.Info().Int("peers", len(servers)).Msg("cluster bootstrapped")
+	}
+	n.looping = true
+	go n.runLeadership()
+	return n, nil
+}
+
+// runLeadership follows raft's leadership signals, in order. A true while
+// already leading means leadership was lost and regained in between: the
+// old term is torn down and a new one built.
+func (n *Node) runLeadership() {
+	defer close(n.done)
+	for {
+		select {
+		case <-n.stop:
+			n.endTerm()
+			return
+		case leader := <-n.raft.LeaderCh():
+			n.endTerm()
+			if leader {
+				n.startTerm()
+			}
+		}
+	}
+}
+
+// startTerm waits until every entry of earlier terms is applied, then
+// builds and publishes the leader's queue.
+func (n *Node) startTerm() {
+	start := time.Now()
+	if err := n.raft.Barrier(n.cfg.ApplyTimeout).Error(); err != nil {
+		n.log.Warn().Err(err).Msg("leader barrier failed; not serving")
+		return
+	}
+	j := newJournal(n.raft, n.cfg.MaxBatchBytes, n.cfg.MaxInflight, n.cfg.ApplyTimeout)
+	q := jobs.New(jobs.Config{Clock: n.cfg.Clock, Journal: j, Replicated: true})
+	if err := n.fsm.withState(func(s *state) error { return s.restoreInto(q) }); err != nil {
+		j.Close()
+		n.log.Error().Err(err).Msg("cannot build the queue from the replicated state; not serving")
+		return
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	t := &leaderTerm{q: q, j: j, cancel: cancel, runDone: make(chan struct{})}
+	go func() {
+		defer close(t.runDone)
+		q.Run(ctx)
+	}()
+	n.mu.Lock()
+	n.term = t
+	n.mu.Unlock()
+	st := q.Stats()
+	n.log.Info().Uint64("term", n.raft.CurrentTerm()).Int64("jobs", st.Ready+st.Reserved+st.Delayed+st.Buried).
+		Float64("took_ms", float64(time.Since(start).Microseconds())/1000).Msg("leading: queue restored")
+	if n.cfg.OnLeader != nil {
+		n.cfg.OnLeader(q)
+	}
+}
+
+// endTerm discards the leader's queue, if any.
+func (n *Node) endTerm() {
+	n.mu.Lock()
+	t := n.term
+	n.term = nil
+	n.mu.Unlock()
+	if t == nil {
+		return
+	}
+	t.j.Close()
+	t.cancel()
+	<-t.runDone
+	n.log.Info().Msg("no longer leading: queue discarded")
+	if n.cfg.OnFollower != nil {
+		n.cfg.OnFollower()
+	}
+}
+
+// Queue returns the queue to serve while this node leads, or nil.
+func (n *Node) Queue() *jobs.Queue {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.term == nil {
+		return nil
+	}
+	return n.term.q
+}
+
+// Leader returns the current leader's id and raft address (empty if none
+// is known).
+func (n *Node) Leader() (id, addr string) {
+	a, i := n.raft.LeaderWithID()
+	return string(i), string(a)
+}
+
+// Raft returns the underlying raft server (membership changes, tests).
+func (n *Node) Raft() *hraft.Raft { return n.raft }
+
+// Close stops serving, shuts raft down and closes the stores. Safe to
+// call more than once.
+func (n *Node) Close() error {
+	n.closeOnce.Do(func() {
+		close(n.stop)
+		if n.looping {
+			<-n.done
+		}
+		var err error
+		if n.raft != nil {
+			err = n.raft.Shutdown().Error()
+		}
+		n.closeErr = errors.Join(err, n.closeStores())
+	})
+	return n.closeErr
+}
+
+func (n *Node) closeStores() error {
+	var errs []error
+	for i := len(n.closers) - 1; i >= 0; i-- {
+		errs = append(errs, n.closers[i]())
+	}
+	n.closers = nil
+	return errors.Join(errs...)
+}

@@ -1,0 +1,81 @@
+package raft
+
+import (
+	"slices"
+
+	"github.com/stalkd/stalkd/jobs"
+)
+
+// state is the replicated image of the queue: the latest whole record of
+// every live job (a put record whose fields were updated by every later
+// record of the job) and the highest job id ever logged. Records are never
+// modified once stored (an update stores a new one), so a snapshot may keep
+// the pointers it copied while the state moves on. Guarded by fsm.mu.
+type state struct {
+	jobs    map[uint64]*jobs.Record
+	maxID   uint64
+	orphans uint64 // updates and deletes of jobs not in the state (never expected)
+}
+
+func newState() state { return state{jobs: make(map[uint64]*jobs.Record)} }
+
+// apply applies one committed record. rec's Tube and Body must be owned by
+// the caller (decodeEntry copies them).
+func (s *state) apply(rec *jobs.Record) {
+	s.maxID = max(s.maxID, rec.ID)
+	switch rec.Kind {
+	case jobs.RecPut:
+		r := *rec
+		s.jobs[rec.ID] = &r
+	case jobs.RecUpdate:
+		old := s.jobs[rec.ID]
+		if old == nil {
+			s.orphans++
+			return
+		}
+		r := *rec
+		r.Kind, r.Tube, r.Body = jobs.RecPut, old.Tube, old.Body
+		s.jobs[rec.ID] = &r
+	case jobs.RecDelete:
+		if _, ok := s.jobs[rec.ID]; !ok {
+			s.orphans++
+			return
+		}
+		delete(s.jobs, rec.ID)
+	}
+}
+
+// records returns the job records, by id (the order jobs were put, which
+// restores buried lists in their order).
+func (s *state) records() []*jobs.Record {
+	out := make([]*jobs.Record, 0, len(s.jobs))
+	for _, r := range s.jobs {
+		out = append(out, r)
+	}
+	sortByID(out)
+	return out
+}
+
+func sortByID(recs []*jobs.Record) {
+	slices.SortFunc(recs, func(a, b *jobs.Record) int {
+		switch {
+		case a.ID < b.ID:
+			return -1
+		case a.ID > b.ID:
+			return 1
+		}
+		return 0
+	})
+}
+
+// restoreInto hands every job to q (created in replicated mode, not yet
+// serving) and makes q's ids continue above the highest id ever logged.
+func (s *state) restoreInto(q *jobs.Queue) error {
+	for _, r := range s.records() {
+		if err := q.Restore(*r); err != nil {
+			return err
+		}
+	}
+	q.EnsureNextID(s.maxID + 1)
+	return nil
+}
