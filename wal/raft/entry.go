@@ -13,7 +13,8 @@ import (
 //	version byte (1)
 //	count   uvarint
 //	count records, each:
-//	  kind    byte: 1 put, 2 update, 3 delete
+//	  kind    byte: 1 put, 2 update, 3 delete, 4 clear
+//	  clear only: uvarint count, count uvarint ids (nothing else follows)
 //	  id      uvarint
 //	  put and update only:
 //	    state byte: 1 ready, 2 reserved, 3 delayed, 4 buried
@@ -33,6 +34,7 @@ const (
 	kindPut    = 1
 	kindUpdate = 2
 	kindDelete = 3
+	kindClear  = 4
 )
 
 var stateCode = [...]byte{jobs.Ready: 1, jobs.Reserved: 2, jobs.Delayed: 3, jobs.Buried: 4}
@@ -50,6 +52,13 @@ func appendRecord(dst []byte, rec *jobs.Record) []byte {
 		kind = kindPut
 	case jobs.RecUpdate:
 		kind = kindUpdate
+	case jobs.RecClear:
+		dst = append(dst, kindClear)
+		dst = binary.AppendUvarint(dst, uint64(len(rec.IDs)))
+		for _, id := range rec.IDs {
+			dst = binary.AppendUvarint(dst, id)
+		}
+		return dst
 	default:
 		kind = kindDelete
 	}
@@ -93,7 +102,7 @@ func encodeEntry(recs []jobs.Record, sizeHint int) []byte {
 
 // recordSizeHint is about len(appendRecord(nil, rec)), never less.
 func recordSizeHint(rec *jobs.Record) int {
-	return 1 + 10 + 1 + 5 + 4*10 + 5*5 + 2*5 + len(rec.Tube) + len(rec.Body)
+	return 1 + 10 + 1 + 5 + 4*10 + 5*5 + 2*5 + len(rec.Tube) + len(rec.Body) + 10*len(rec.IDs)
 }
 
 // decodeEntry calls fn for each record of the entry data b. Tube and Body
@@ -134,6 +143,20 @@ func (d *decoder) record(r *jobs.Record) {
 		r.Kind = jobs.RecUpdate
 	case kindDelete:
 		r.Kind = jobs.RecDelete
+	case kindClear:
+		r.Kind = jobs.RecClear
+		n := d.uvarint()
+		if n > uint64(len(d.b)) { // at least a byte per id
+			d.fail()
+			return
+		}
+		r.IDs = make([]uint64, n)
+		for i := range r.IDs {
+			if r.IDs[i] = d.uvarint(); r.IDs[i] == 0 {
+				d.fail()
+			}
+		}
+		return
 	default:
 		d.fail()
 		return

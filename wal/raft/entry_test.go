@@ -23,6 +23,7 @@ func sampleRecords() []jobs.Record {
 			Created: 1_700_000_000_000_000_000, Deadline: 1_700_000_062_000_000_000, Reserves: 1, Kicks: 1},
 		{Kind: jobs.RecUpdate, ID: 7, State: jobs.Buried, Pri: 5, TTR: time.Minute, Reserves: 1, Buries: 1},
 		{Kind: jobs.RecDelete, ID: 7},
+		{Kind: jobs.RecClear, IDs: []uint64{3, 1, 300}},
 	}
 }
 
@@ -85,6 +86,9 @@ func TestStateAndSnapshot(t *testing.T) {
 		jobs.Record{Kind: jobs.RecUpdate, ID: 4, State: jobs.Reserved, Pri: 4, TTR: time.Second, Created: 1,
 			Deadline: time.Now().Add(time.Hour).UnixNano(), Reserves: 1},
 		jobs.Record{Kind: jobs.RecDelete, ID: 99}, // unknown: counted, ignored
+		jobs.Record{Kind: jobs.RecPut, ID: 6, Tube: "u", State: jobs.Ready, Body: []byte("c\r\n")},
+		jobs.Record{Kind: jobs.RecPut, ID: 7, Tube: "u", State: jobs.Ready, Body: []byte("c\r\n")},
+		jobs.Record{Kind: jobs.RecClear, IDs: []uint64{6, 7}},
 	)
 	require.Nil(t, f.Apply(&hraft.Log{Index: 1, Type: hraft.LogCommand, Data: encodeEntry(recs, 0)}))
 	assert.Equal(t, uint64(1), f.st.orphans)

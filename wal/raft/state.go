@@ -37,12 +37,20 @@ func (s *state) apply(rec *jobs.Record) {
 		r.Kind, r.Tube, r.Body = jobs.RecPut, old.Tube, old.Body
 		s.jobs[rec.ID] = &r
 	case jobs.RecDelete:
-		if _, ok := s.jobs[rec.ID]; !ok {
-			s.orphans++
-			return
+		s.remove(rec.ID)
+	case jobs.RecClear:
+		for _, id := range rec.IDs {
+			s.remove(id)
 		}
-		delete(s.jobs, rec.ID)
 	}
+}
+
+func (s *state) remove(id uint64) {
+	if _, ok := s.jobs[id]; !ok {
+		s.orphans++
+		return
+	}
+	delete(s.jobs, id)
 }
 
 // records returns the job records, by id (the order jobs were put, which
