@@ -1,6 +1,7 @@
 package raft
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math/rand"
@@ -38,6 +39,18 @@ func TestClusterBasics(t *testing.T) {
 	fst := c.node(fi).Stats()
 	assert.Equal(t, "follower", fst.State)
 	waitFor(t, "the follower to know the leader", func() bool { return c.node(fi).Stats().Leader == st.Leader })
+
+	// Where the leader serves clients reaches the followers.
+	require.NoError(t, c.node(li).Announce("10.0.0.9:11300"))
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	addr, local, err := c.node(fi).LeaderAddr(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, "10.0.0.9:11300", addr)
+	assert.False(t, local)
+	_, local, err = c.node(li).LeaderAddr(ctx)
+	require.NoError(t, err)
+	assert.True(t, local)
 
 	// Reserve: RESERVED may be sent once LastSeq commits.
 	d, err := s.Reserve(0)

@@ -91,10 +91,12 @@ type Config struct {
 	ApplyTimeout time.Duration
 
 	// OnLeader is called (from the node's leadership goroutine) with the
-	// queue to serve once this node is leader and the queue is restored.
-	// OnFollower is called when it stops being leader; the queue given to
-	// OnLeader is dead from then on. Either may be nil.
-	OnLeader   func(q *jobs.Queue)
+	// queue to serve, and its journal's Subscribe, once this node is leader
+	// and the queue is restored; it typically starts serving and calls
+	// Announce. OnFollower is called when it stops being leader; the queue
+	// given to OnLeader is dead from then on. Either may be nil; neither
+	// may block for long (leadership changes wait for them).
+	OnLeader   func(q *jobs.Queue, subscribe func(func()))
 	OnFollower func()
 
 	// Logger receives the cluster's and raft's logs (component "cluster").

@@ -98,6 +98,9 @@ func TestStateAndSnapshot(t *testing.T) {
 	assert.Equal(t, "t", f.st.jobs[3].Tube, "an update keeps tube and body")
 	assert.Equal(t, "b\r\n", string(f.st.jobs[3].Body))
 
+	require.Nil(t, f.Apply(&hraft.Log{Index: 2, Type: hraft.LogCommand, Data: encodeAnnounce(3, "n2", "h:1")}))
+	assert.Equal(t, announce{term: 3, addr: "h:1"}, f.st.announced["n2"])
+
 	// A malformed entry is reported and changes nothing.
 	err, _ := f.Apply(&hraft.Log{Index: 2, Type: hraft.LogCommand, Data: []byte{1, 1, 9}}).(error)
 	assert.ErrorIs(t, err, ErrMalformed)
@@ -111,6 +114,7 @@ func TestStateAndSnapshot(t *testing.T) {
 	require.NoError(t, g.Restore(sink.reader()))
 	assert.Equal(t, f.st.jobs, g.st.jobs)
 	assert.Equal(t, f.st.maxID, g.st.maxID)
+	assert.Equal(t, f.st.announced, g.st.announced)
 
 	q := jobs.New(jobs.Config{Replicated: true})
 	require.NoError(t, g.st.restoreInto(q))

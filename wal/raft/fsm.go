@@ -37,6 +37,13 @@ func (f *fsm) Apply(l *hraft.Log) interface{} {
 	if l.Type != hraft.LogCommand {
 		return nil
 	}
+	if len(l.Data) > 0 && l.Data[0] == announceVersion {
+		id, a, err := decodeAnnounce(l.Data)
+		if err == nil {
+			f.st.announced[id] = a
+		}
+		return err
+	}
 	err := decodeEntry(l.Data, func(rec *jobs.Record) error {
 		f.st.apply(rec)
 		return nil
@@ -59,7 +66,11 @@ func (f *fsm) Snapshot() (hraft.FSMSnapshot, error) {
 	for _, r := range f.st.jobs {
 		recs = append(recs, r)
 	}
-	return &snapshot{recs: recs, maxID: f.st.maxID}, nil
+	ann := make(map[string]announce, len(f.st.announced))
+	for id, a := range f.st.announced {
+		ann[id] = a
+	}
+	return &snapshot{recs: recs, maxID: f.st.maxID, announced: ann}, nil
 }
 
 // Restore implements hraft.FSM: it replaces the state with a snapshot's.
@@ -84,12 +95,15 @@ func (f *fsm) withState(fn func(*state) error) error {
 
 // snapshot is a point-in-time copy of the state.
 type snapshot struct {
-	recs  []*jobs.Record
-	maxID uint64
+	recs      []*jobs.Record
+	maxID     uint64
+	announced map[string]announce
 }
 
 // Snapshot layout: the magic, uvarint maxID, uvarint count, then count
-// times uvarint len + one record (always a put) in the entry encoding.
+// times uvarint len + one record (always a put) in the entry encoding, then
+// uvarint count of announcements, each an announce entry's data preceded
+// by its uvarint length.
 // hashicorp/raft's file snapshot store adds a CRC-64 of the whole.
 const snapMagic = "stalkd-snap-1\n"
 
@@ -112,6 +126,15 @@ func (s *snapshot) Persist(sink hraft.SnapshotSink) error {
 		if _, err = w.Write(hdr[:n]); err == nil {
 			_, err = w.Write(buf)
 		}
+	}
+	if err == nil {
+		buf = binary.AppendUvarint(buf[:0], uint64(len(s.announced)))
+		for id, a := range s.announced {
+			e := encodeAnnounce(a.term, id, a.addr)
+			buf = binary.AppendUvarint(buf, uint64(len(e)))
+			buf = append(buf, e...)
+		}
+		_, err = w.Write(buf)
 	}
 	if err == nil {
 		err = w.Flush()
@@ -158,6 +181,28 @@ func readSnapshot(r *bufio.Reader) (state, error) {
 			return st, ErrMalformed
 		}
 		st.apply(&rec)
+	}
+	n, err = binary.ReadUvarint(r)
+	if err != nil {
+		return st, errors.Join(ErrMalformed, err)
+	}
+	for i := uint64(0); i < n; i++ {
+		size, err := binary.ReadUvarint(r)
+		if err != nil || size > 1<<16 {
+			return st, errors.Join(ErrMalformed, err)
+		}
+		buf = slicesGrow(buf, int(size))
+		if _, err := io.ReadFull(r, buf); err != nil {
+			return st, errors.Join(ErrMalformed, err)
+		}
+		id, a, err := decodeAnnounce(buf)
+		if err != nil {
+			return st, err
+		}
+		st.announced[id] = a
+	}
+	if _, err := r.ReadByte(); err != io.EOF {
+		return st, ErrMalformed
 	}
 	return st, nil
 }

@@ -31,8 +31,9 @@ type Node struct {
 	closeOnce sync.Once
 	closeErr  error
 
-	mu   sync.Mutex
-	term *leaderTerm // nil unless leading
+	mu        sync.Mutex
+	term      *leaderTerm // nil unless leading
+	localAddr string      // announced client address of this term
 }
 
 // leaderTerm is what one term of leadership runs.
@@ -131,7 +132,7 @@ func (n *Node) startTerm() {
 	n.log.Info().Uint64("term", n.raft.CurrentTerm()).Int64("jobs", st.Ready+st.Reserved+st.Delayed+st.Buried).
 		Float64("took_ms", float64(time.Since(start).Microseconds())/1000).Msg("leading: queue restored")
 	if n.cfg.OnLeader != nil {
-		n.cfg.OnLeader(q)
+		n.cfg.OnLeader(q, j.Subscribe)
 	}
 }
 
@@ -144,6 +145,9 @@ func (n *Node) endTerm() {
 	if t == nil {
 		return
 	}
+	n.mu.Lock()
+	n.localAddr = ""
+	n.mu.Unlock()
 	t.j.Close()
 	t.cancel()
 	<-t.runDone

@@ -15,9 +15,13 @@ type state struct {
 	jobs    map[uint64]*jobs.Record
 	maxID   uint64
 	orphans uint64 // updates and deletes of jobs not in the state (never expected)
+	// announced: where each node last served clients as leader (announce.go).
+	announced map[string]announce
 }
 
-func newState() state { return state{jobs: make(map[uint64]*jobs.Record)} }
+func newState() state {
+	return state{jobs: make(map[uint64]*jobs.Record), announced: make(map[string]announce)}
+}
 
 // apply applies one committed record. rec's Tube and Body must be owned by
 // the caller (decodeEntry copies them).

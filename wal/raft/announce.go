@@ -1,0 +1,102 @@
+package raft
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// A leader announces where it serves clients: an entry of its own kind,
+// committed at the start of each term, so that a follower knows where to
+// forward its clients (a raft address is not a client address).
+//
+//	version byte (announceVersion)
+//	uvarint term, uvarint len(id), id, uvarint len(addr), addr
+const announceVersion = 0x81
+
+// announce is where a node served clients as the leader of term.
+type announce struct {
+	term uint64
+	addr string
+}
+
+func encodeAnnounce(term uint64, id, addr string) []byte {
+	b := []byte{announceVersion}
+	b = binary.AppendUvarint(b, term)
+	b = binary.AppendUvarint(b, uint64(len(id)))
+	b = append(b, id...)
+	b = binary.AppendUvarint(b, uint64(len(addr)))
+	return append(b, addr...)
+}
+
+func decodeAnnounce(b []byte) (id string, a announce, err error) {
+	if len(b) == 0 || b[0] != announceVersion {
+		return "", a, ErrMalformed
+	}
+	d := decoder{b: b[1:]}
+	a.term = d.uvarint()
+	id = string(d.bytes())
+	a.addr = string(d.bytes())
+	if d.err != nil || len(d.b) != 0 || id == "" {
+		return "", announce{}, ErrMalformed
+	}
+	return id, a, nil
+}
+
+// ErrNoLeader: no leader with a known client address within the wait.
+var ErrNoLeader = errors.New("raft: no leader")
+
+// Announce commits addr as where this node, the leader, serves clients.
+// It is called from OnLeader; it waits for the commit (bounded by
+// ApplyTimeout) and fails if leadership is lost meanwhile.
+func (n *Node) Announce(addr string) error {
+	n.mu.Lock()
+	n.localAddr = addr
+	n.mu.Unlock()
+	f := n.raft.Apply(encodeAnnounce(n.raft.CurrentTerm(), n.cfg.ID, addr), n.cfg.ApplyTimeout)
+	if err := f.Error(); err != nil {
+		return fmt.Errorf("raft: announce: %w", err)
+	}
+	return nil
+}
+
+// LeaderAddr returns the client address of the current leader, waiting
+// until one is known or ctx ends (then ErrNoLeader). local is true when
+// this node leads.
+func (n *Node) LeaderAddr(ctx context.Context) (addr string, local bool, err error) {
+	for {
+		if a, l, ok := n.leaderAddr(); ok {
+			return a, l, nil
+		}
+		select {
+		case <-ctx.Done():
+			return "", false, ErrNoLeader
+		case <-n.stop:
+			return "", false, ErrNoLeader
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
+
+func (n *Node) leaderAddr() (string, bool, bool) {
+	n.mu.Lock()
+	if n.term != nil && n.localAddr != "" {
+		a := n.localAddr
+		n.mu.Unlock()
+		return a, true, true
+	}
+	n.mu.Unlock()
+	_, id := n.raft.LeaderWithID()
+	if id == "" || string(id) == n.cfg.ID {
+		return "", false, false
+	}
+	term := n.raft.CurrentTerm()
+	var a announce
+	_ = n.fsm.withState(func(s *state) error { a = s.announced[string(id)]; return nil })
+	if a.addr == "" || a.term != term {
+		return "", false, false
+	}
+	return a.addr, false, true
+}
