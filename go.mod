@@ -6,7 +6,7 @@ require (
 	github.com/beanstalkd/go-beanstalk v0.2.0
 	github.com/hashicorp/go-hclog v1.6.3
 	github.com/hashicorp/raft v1.8.0
-	github.com/hashicorp/raft-wal v0.4.0
+	github.com/hashicorp/raft-wal v0.4.1
 	github.com/panjf2000/gnet/v2 v2.9.4
 	github.com/rs/zerolog v1.34.0
 	github.com/stretchr/testify v1.11.1

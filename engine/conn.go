@@ -81,7 +81,7 @@ func (cn *conn) takeOutcome() bool {
 		return false
 	}
 	cn.waiting = false
-	cn.reserved(d, 0, err)
+	cn.reserved(d, cn.sess.LastSeq(), err) // LastSeq: 0 unless replicated
 	return true
 }
 

@@ -35,7 +35,7 @@ func (cn *conn) exec(cmd *codec.Command) {
 		cn.reserve(seconds(cmd.Timeout))
 	case codec.OpReserveJob:
 		d, seq, err := cn.sess.ReserveJob(cmd.ID)
-		cn.reserved(d, seq, err)
+		cn.reserved(d, max(seq, cn.sess.LastSeq()), err)
 	case codec.OpQuit:
 		cn.quitting = true
 	default:
@@ -57,7 +57,8 @@ func (cn *conn) execJobOp(cmd *codec.Command) {
 		seq, err := s.Bury(cmd.ID, cmd.Pri)
 		cn.word(seq, err, codec.Buried)
 	case codec.OpTouch:
-		cn.word(0, s.Touch(cmd.ID), codec.Touched)
+		err := s.Touch(cmd.ID)
+		cn.word(s.LastSeq(), err, codec.Touched) // LastSeq: 0 unless replicated
 	case codec.OpKick:
 		n, seq, err := s.Kick(cmd.Count)
 		if err != nil {
@@ -168,7 +169,7 @@ func (cn *conn) reserve(timeout time.Duration) {
 		cn.waiting = true
 		return
 	}
-	cn.reserved(d, 0, err)
+	cn.reserved(d, cn.sess.LastSeq(), err)
 }
 
 // reserved answers a reserve with the job or the error.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/stalkd/stalkd/engine"
@@ -17,6 +18,7 @@ type options struct {
 	user    string // -u
 	verbose int    // -V count
 	journal journalFlags
+	cluster clusterFlags // --raft-* (cluster.go)
 }
 
 // journalFlags are the persistence flags, handed to openJournal as they are.
@@ -67,6 +69,22 @@ func parseArgs(args []string, warn func(string)) (options, action, error) {
 		if len(arg) < 2 || arg[0] != '-' {
 			return o, actRun, usageError("unknown argument: " + arg)
 		}
+		if strings.HasPrefix(arg, "--") {
+			ok, err := o.applyLong(arg, func() (string, error) {
+				if i < len(args) {
+					i++
+					return args[i-1], nil
+				}
+				return "", errUnknownFlag
+			})
+			if !ok {
+				return o, actRun, usageError("unknown flag: " + arg)
+			}
+			if err != nil {
+				return o, actRun, err
+			}
+			continue
+		}
 		for j := 1; j < len(arg); {
 			c := arg[j]
 			j++
@@ -92,7 +110,7 @@ func parseArgs(args []string, warn func(string)) (options, action, error) {
 			}
 		}
 	}
-	return o, actRun, nil
+	return o, actRun, o.checkCluster()
 }
 
 var errUnknownFlag = usageError("unknown flag")
@@ -220,5 +238,5 @@ Options:
  -v       show version information
  -V       increase verbosity
  -h       show this help
-`, prog)
+`+clusterUsage, prog)
 }

@@ -24,6 +24,9 @@ const stopTimeout = 5 * time.Second
 // run serves until a signal stops it, in the reference's order: bind, -u,
 // journal, replay, serve.
 func run(o options, log zerolog.Logger) error {
+	if o.cluster.ID != "" {
+		return runCluster(o, log)
+	}
 	if o.journal.Dir != "" {
 		if fi, err := os.Stat(o.journal.Dir); err != nil || !fi.IsDir() {
 			return &exitError{exitWALDir, fmt.Errorf("-b %s: not a directory", o.journal.Dir)}

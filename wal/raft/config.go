@@ -96,7 +96,7 @@ type Config struct {
 	// Announce. OnFollower is called when it stops being leader; the queue
 	// given to OnLeader is dead from then on. Either may be nil; neither
 	// may block for long (leadership changes wait for them).
-	OnLeader   func(q *jobs.Queue, subscribe func(func()))
+	OnLeader   func(n *Node, q *jobs.Queue, subscribe func(func()))
 	OnFollower func()
 
 	// Logger receives the cluster's and raft's logs (component "cluster").

@@ -105,7 +105,10 @@
 // growing with the entries deleted (compaction would stall the leader). A
 // LogStore on tidwall/wal would need its own checksums, torn-tail repair
 // and a way to start at any index after a snapshot install (tidwall/wal
-// starts at 1); raft-wal already does all three.
+// starts at 1); raft-wal already does all three. It must be v0.4.1 or
+// later: v0.4.0 cannot reopen a log whose tail raft truncated (raft-wal
+// issue 31, "sealed segment has no index block"), which the real-process
+// test hit on its first restart of a killed leader.
 //
 // # Concurrency
 //

@@ -132,7 +132,7 @@ func (n *Node) startTerm() {
 	n.log.Info().Uint64("term", n.raft.CurrentTerm()).Int64("jobs", st.Ready+st.Reserved+st.Delayed+st.Buried).
 		Float64("took_ms", float64(time.Since(start).Microseconds())/1000).Msg("leading: queue restored")
 	if n.cfg.OnLeader != nil {
-		n.cfg.OnLeader(q, j.Subscribe)
+		n.cfg.OnLeader(n, q, j.Subscribe)
 	}
 }
 

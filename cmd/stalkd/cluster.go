@@ -1,0 +1,180 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/signal"
+	"strings"
+	"sync"
+	"syscall"
+
+	"github.com/rs/zerolog"
+
+	"github.com/stalkd/stalkd/engine"
+	"github.com/stalkd/stalkd/jobs"
+	"github.com/stalkd/stalkd/wal/raft"
+)
+
+// clusterFlags are --raft-id, --raft-addr and --raft-peers; with --raft-id
+// the server is a cluster member (see package wal/raft).
+type clusterFlags struct {
+	ID, Addr, Peers string
+}
+
+const clusterUsage = ` --raft-id ID          cluster mode: this node's id (needs -b, --raft-addr)
+ --raft-addr HOST:PORT this node's raft address (bound, and given to peers)
+ --raft-peers LIST     initial voters, id=host:port,... (used by a node with
+                       no state under -b; ignored once it has some)
+`
+
+// applyLong applies a --name or --name=value argument; next returns the
+// following argument. ok is false if arg is no flag of ours.
+func (o *options) applyLong(arg string, next func() (string, error)) (ok bool, err error) {
+	name, value, hasValue := strings.Cut(strings.TrimPrefix(arg, "--"), "=")
+	var dst *string
+	switch name {
+	case "raft-id":
+		dst = &o.cluster.ID
+	case "raft-addr":
+		dst = &o.cluster.Addr
+	case "raft-peers":
+		dst = &o.cluster.Peers
+	default:
+		return false, nil
+	}
+	if !hasValue {
+		if value, err = next(); err != nil {
+			return true, usageError("flag requires an argument: --" + name)
+		}
+	}
+	*dst = value
+	return true, nil
+}
+
+// checkCluster validates the cluster flags once all are read.
+func (o *options) checkCluster() error {
+	c := o.cluster
+	if c.ID == "" {
+		if c.Addr != "" || c.Peers != "" {
+			return usageError("--raft-addr and --raft-peers need --raft-id")
+		}
+		return nil
+	}
+	switch {
+	case c.Addr == "":
+		return usageError("--raft-id needs --raft-addr")
+	case o.journal.Dir == "":
+		return usageError("cluster mode needs -b DIR (the raft log and snapshots)")
+	case strings.HasPrefix(o.addr, "unix:"):
+		return usageError("cluster mode serves TCP only, not -l unix:")
+	}
+	if _, err := raft.ParsePeers(c.Peers); err != nil {
+		return usageError(err.Error())
+	}
+	return nil
+}
+
+// runCluster serves as a cluster member until a signal: the client port is
+// a Front that carries every connection to the leader; while this node
+// leads, an engine on another port of the raft host serves its queue.
+func runCluster(o options, log zerolog.Logger) error {
+	peers, _ := raft.ParsePeers(o.cluster.Peers)
+	host, _, err := net.SplitHostPort(o.cluster.Addr)
+	if err != nil {
+		return &exitError{exitSocket, fmt.Errorf("--raft-addr %s: %w", o.cluster.Addr, err)}
+	}
+	if fi, err := os.Stat(o.journal.Dir); err != nil || !fi.IsDir() {
+		return &exitError{exitWALDir, fmt.Errorf("-b %s: not a directory", o.journal.Dir)}
+	}
+	signal.Ignore(syscall.SIGPIPE)
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
+	defer signal.Stop(sigs)
+
+	ln, err := net.Listen("tcp", listenAddr(o))
+	if err != nil {
+		return &exitError{exitSocket, err}
+	}
+	if o.user != "" {
+		if err := becomeUser(o.user); err != nil {
+			_ = ln.Close()
+			return err
+		}
+	}
+	ls := &leaderServer{o: o, host: host, log: log}
+	node, err := raft.Open(raft.Config{
+		ID: o.cluster.ID, Addr: o.cluster.Addr, Peers: peers, Dir: o.journal.Dir,
+		OnLeader: ls.start, OnFollower: ls.stop,
+		Logger: log.With().Str("component", "cluster").Logger(),
+	})
+	if err != nil {
+		_ = ln.Close()
+		return &exitError{exitWALDir, err}
+	}
+	front := engine.StartFront(engine.FrontConfig{
+		Listener: ln,
+		Leader: func(ctx context.Context) (string, error) {
+			addr, _, err := node.LeaderAddr(ctx)
+			return addr, err
+		},
+		Logger: log,
+	})
+	sig := <-sigs
+	log.Info().Stringer("signal", sig).Msg("stopping")
+	ctx, cancel := context.WithTimeout(context.Background(), stopTimeout)
+	defer cancel()
+	_ = front.Stop(ctx)
+	return node.Close()
+}
+
+// leaderServer runs the engine of this node's leadership terms.
+type leaderServer struct {
+	o    options
+	host string
+	log  zerolog.Logger
+	mu   sync.Mutex
+	srv  *engine.Server
+}
+
+// start serves q on host:0 and announces that address (raft's OnLeader).
+func (ls *leaderServer) start(n *raft.Node, q *jobs.Queue, subscribe func(func())) {
+	srv, err := engine.Listen(context.Background(), engine.Config{
+		Addr:       net.JoinHostPort(ls.host, "0"),
+		MaxJobSize: maxJobSize(ls.o.maxJob),
+		Logger:     ls.log,
+		Verbose:    ls.o.verbose,
+		Version:    version,
+		MaxConns:   raiseFileLimit(ls.log),
+	})
+	if err == nil {
+		err = srv.Serve(engine.Backend{Queue: q, Subscribe: subscribe})
+	}
+	if err != nil {
+		ls.log.Error().Err(err).Msg("cannot serve as leader")
+		return
+	}
+	ls.mu.Lock()
+	ls.srv = srv
+	ls.mu.Unlock()
+	if err := n.Announce(srv.Addr().String()); err != nil {
+		ls.log.Warn().Err(err).Msg("leader address not announced")
+	}
+}
+
+// stop closes the leader's engine and its connections (raft's OnFollower).
+func (ls *leaderServer) stop() {
+	ls.mu.Lock()
+	srv := ls.srv
+	ls.srv = nil
+	ls.mu.Unlock()
+	if srv == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), stopTimeout)
+	defer cancel()
+	if err := srv.Stop(ctx); err != nil {
+		ls.log.Warn().Err(err).Msg("leader engine stopped before every reply was written")
+	}
+}

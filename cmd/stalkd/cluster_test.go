@@ -1,0 +1,234 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestClusterFlags: the three flags parse in both spellings, and the
+// combinations cluster mode cannot run with are refused.
+func TestClusterFlags(t *testing.T) {
+	o, _, err := parseArgs([]string{"-b", "/d", "--raft-id", "n1", "--raft-addr=127.0.0.1:1", "--raft-peers", "n1=127.0.0.1:1,n2=h:2"}, nil)
+	require.NoError(t, err)
+	assert.Equal(t, clusterFlags{ID: "n1", Addr: "127.0.0.1:1", Peers: "n1=127.0.0.1:1,n2=h:2"}, o.cluster)
+	for _, args := range [][]string{
+		{"--raft-id", "n1", "--raft-addr", "h:1"},                                   // no -b
+		{"-b", "/d", "--raft-id", "n1"},                                             // no --raft-addr
+		{"-b", "/d", "--raft-addr", "h:1"},                                          // no --raft-id
+		{"-b", "/d", "--raft-id", "n1", "--raft-addr", "h:1", "--raft-peers", "n1"}, // bad peer
+		{"-b", "/d", "--raft-id"},                                                   // no value
+		{"--raft-what", "x"},                                                        // unknown
+	} {
+		_, _, err := parseArgs(args, nil)
+		assert.Error(t, err, "%q", args)
+	}
+	o, _, err = parseArgs([]string{"-p", "1"}, nil)
+	require.NoError(t, err)
+	assert.Equal(t, clusterFlags{}, o.cluster, "no flags: a single node")
+}
+
+// clusterProc is one stalkd cluster member run by the test.
+type clusterProc struct {
+	id, raftAddr, dir string
+	cmd               *exec.Cmd
+	addr              string // client address, after "listening"
+	mu                sync.Mutex
+	leadTerm          float64 // term of its latest "leading" line; 0 when not leading
+	logs              []string
+}
+
+// TestClusterProcesses starts three stalkd processes on loopback, runs
+// producers and consumers through every node, SIGKILLs the leader again and
+// again, restarts it on its directory, and checks that every acknowledged
+// put is there with its body (unless its delete was acknowledged), every
+// acknowledged delete stays gone, and ids never repeat. It also times each
+// failover: from the kill to the first put acknowledged through a survivor.
+func TestClusterProcesses(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs three real processes")
+	}
+	procs := startCluster(t, 3)
+	tr := newTracker()
+	kills := 6
+	var failovers []time.Duration
+	for round := range kills {
+		leader := waitLeader(t, procs)
+		tr.verify(t, procs[(leader+1)%3].addr, round)
+		var wg sync.WaitGroup
+		stop := make(chan struct{})
+		for i, p := range procs {
+			wg.Add(2)
+			go func() { defer wg.Done(); produce(p.addr, tr, stop, fmt.Sprintf("r%d-n%d", round, i)) }()
+			go func() { defer wg.Done(); consume(p.addr, tr, stop, uint64(round*10+i)) }()
+		}
+		time.Sleep(time.Duration(200+100*round) * time.Millisecond)
+		killed := time.Now()
+		procs[leader].kill(t)
+		failovers = append(failovers, firstPut(t, procs[(leader+1)%3].addr, tr, killed))
+		close(stop)
+		wg.Wait()
+		procs[leader].start(t, procs)
+	}
+	leader := waitLeader(t, procs)
+	for i := range procs {
+		tr.verify(t, procs[i].addr, kills)
+	}
+	puts, deletes := tr.counts()
+	slices.Sort(failovers)
+	t.Logf("%d leader kills: %d acknowledged puts, %d acknowledged deletes, all accounted for on every node; "+
+		"failover (kill to first acknowledged put) p50 %v, max %v; leader now %s",
+		kills, puts, deletes, failovers[len(failovers)/2], failovers[len(failovers)-1], procs[leader].id)
+	require.Positive(t, puts)
+	require.Positive(t, deletes)
+}
+
+// firstPut puts through addr until a put is acknowledged and returns the
+// time since killed.
+func firstPut(t *testing.T, addr string, tr *tracker, killed time.Time) time.Duration {
+	deadline := killed.Add(60 * time.Second)
+	for n := 0; time.Now().Before(deadline); n++ {
+		c, err := dialBeanstalk(addr)
+		if err != nil {
+			time.Sleep(10 * time.Millisecond)
+			continue
+		}
+		body := fmt.Sprintf("failover-%d", n)
+		line, _, err := c.do(fmt.Sprintf("put 0 0 60 %d\r\n%s\r\n", len(body), body))
+		c.close()
+		if err == nil && strings.HasPrefix(line, "INSERTED ") {
+			id, err := strconv.ParseUint(strings.TrimPrefix(line, "INSERTED "), 10, 64)
+			require.NoError(t, err)
+			tr.put(id, body)
+			return time.Since(killed)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("no put acknowledged within 60s of the leader's kill")
+	return 0
+}
+
+func startCluster(t *testing.T, n int) []*clusterProc {
+	var procs []*clusterProc
+	for i := range n {
+		procs = append(procs, &clusterProc{id: fmt.Sprintf("n%d", i+1), raftAddr: freeAddr(t), dir: crashDir(t)})
+	}
+	for _, p := range procs {
+		p.start(t, procs)
+	}
+	return procs
+}
+
+// freeAddr returns a loopback address with a port free a moment ago.
+func freeAddr(t *testing.T) string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer l.Close()
+	return l.Addr().String()
+}
+
+func (p *clusterProc) start(t *testing.T, all []*clusterProc) {
+	var peers []string
+	for _, o := range all {
+		peers = append(peers, o.id+"="+o.raftAddr)
+	}
+	cmd := exec.Command(os.Args[0], "-l", "127.0.0.1", "-p", "0", "-b", p.dir,
+		"--raft-id", p.id, "--raft-addr", p.raftAddr, "--raft-peers", strings.Join(peers, ","))
+	cmd.Env = append(os.Environ(), "STALKD_TEST_MAIN=1")
+	stderr, err := cmd.StderrPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	p.mu.Lock()
+	p.cmd, p.leadTerm = cmd, 0
+	p.mu.Unlock()
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		if t.Failed() {
+			p.mu.Lock()
+			t.Logf("%s log (last lines):\n%s", p.id, strings.Join(p.logs, "\n"))
+			p.mu.Unlock()
+		}
+	})
+	addr := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			var line struct {
+				Message, Addr, Component string
+				Term                     float64
+			}
+			if json.Unmarshal(sc.Bytes(), &line) == nil {
+				p.mu.Lock()
+				switch {
+				case line.Message == "listening" && line.Component == "cluster":
+					addr <- line.Addr
+				case line.Message == "leading: queue restored":
+					p.leadTerm = line.Term
+				case line.Message == "no longer leading: queue discarded":
+					p.leadTerm = 0
+				}
+				p.mu.Unlock()
+			}
+			p.mu.Lock()
+			p.logs = append(p.logs, sc.Text())
+			if len(p.logs) > 300 {
+				p.logs = p.logs[len(p.logs)-200:]
+			}
+			p.mu.Unlock()
+		}
+		close(addr)
+	}()
+	select {
+	case a, ok := <-addr:
+		require.True(t, ok, "%s exited before listening", p.id)
+		p.mu.Lock()
+		p.addr = a
+		p.mu.Unlock()
+	case <-time.After(30 * time.Second):
+		t.Fatalf("%s did not start", p.id)
+	}
+}
+
+func (p *clusterProc) kill(t *testing.T) {
+	p.mu.Lock()
+	cmd := p.cmd
+	p.leadTerm = 0
+	p.mu.Unlock()
+	require.NoError(t, cmd.Process.Kill())
+	_ = cmd.Wait()
+}
+
+// waitLeader returns the index of the live process that last said it leads
+// with the highest term.
+func waitLeader(t *testing.T, procs []*clusterProc) int {
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		best, term := -1, 0.0
+		for i, p := range procs {
+			p.mu.Lock()
+			if p.leadTerm > term {
+				best, term = i, p.leadTerm
+			}
+			p.mu.Unlock()
+		}
+		if best >= 0 {
+			return best
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("no leader within 60s")
+	return -1
+}
