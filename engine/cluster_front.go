@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+
+	"github.com/stalkd/stalkd/codec"
 )
 
 // FrontConfig configures a Front, the client port of a cluster node.
@@ -30,8 +32,9 @@ type FrontConfig struct {
 // sends. When the leader's side closes (it died, or lost leadership), the
 // client's connection closes too, as when a single server restarts; its
 // reserved jobs stay reserved until their TTR (see wal/raft) and it may
-// reconnect at once. A connection that finds no leader within Wait is
-// closed.
+// reconnect at once. Commands that arrive while there is no leader wait,
+// up to Wait; then each is answered INTERNAL_ERROR (see refuse) and the
+// connection is closed once the client has been quiet a moment.
 //
 // Concurrency: one goroutine accepts, two per connection copy; Stop is safe
 // to call from any goroutine.
@@ -122,7 +125,8 @@ func (f *Front) serve(client net.Conn) {
 	for up == nil {
 		addr, err := f.cfg.Leader(ctx)
 		if err != nil {
-			f.log.Warn().Str("remote_addr", client.RemoteAddr().String()).Msg("no leader; connection closed")
+			f.log.Warn().Str("remote_addr", client.RemoteAddr().String()).Msg("no leader; commands refused")
+			refuse(client)
 			return
 		}
 		var d net.Dialer
@@ -131,6 +135,7 @@ func (f *Front) serve(client net.Conn) {
 			f.log.Debug().Err(err).Str("leader_addr", addr).Msg("cannot reach the leader; retrying")
 			select {
 			case <-ctx.Done():
+				refuse(client)
 				return
 			case <-time.After(20 * time.Millisecond):
 			}
@@ -183,3 +188,47 @@ func (f *Front) Stop(ctx context.Context) error {
 		return ctx.Err()
 	}
 }
+
+// refuseQuiet is how long refuse waits for more commands before closing.
+const refuseQuiet = 200 * time.Millisecond
+
+// refuse answers every command the client sent, and sends until it has
+// been quiet for refuseQuiet, with INTERNAL_ERROR (a put: once its body is
+// in), and closes at quit. The client gets an answer, never a hang.
+func refuse(c net.Conn) {
+	d := codec.NewDecoder(refuseMaxBody)
+	var in, out []byte
+	buf := make([]byte, 4096)
+	for {
+		_ = c.SetReadDeadline(time.Now().Add(refuseQuiet))
+		n, err := c.Read(buf)
+		in = append(in, buf[:n]...)
+		for {
+			cmd, k, ok := d.Decode(in)
+			in = in[k:]
+			if !ok {
+				break
+			}
+			if cmd.Op == codec.OpQuit {
+				_, _ = c.Write(out)
+				return
+			}
+			if cmd.Op != codec.OpPutHeader {
+				out = append(out, codec.InternalError...)
+			}
+		}
+		if len(out) > 0 {
+			_ = c.SetWriteDeadline(time.Now().Add(refuseQuiet))
+			if _, werr := c.Write(out); werr != nil {
+				return
+			}
+			out = out[:0]
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// refuseMaxBody: bodies above it are swallowed rather than buffered.
+const refuseMaxBody = 1 << 16
