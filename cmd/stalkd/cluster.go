@@ -138,8 +138,8 @@ type leaderServer struct {
 	srv  *engine.Server
 }
 
-// start serves q on host:0 and announces that address (raft's OnLeader).
-func (ls *leaderServer) start(n *raft.Node, q *jobs.Queue, subscribe func(func())) {
+// start serves q on host:0 and returns that address (raft's OnLeader).
+func (ls *leaderServer) start(q *jobs.Queue, subscribe func(func())) (string, error) {
 	srv, err := engine.Listen(context.Background(), engine.Config{
 		Addr:       net.JoinHostPort(ls.host, "0"),
 		MaxJobSize: maxJobSize(ls.o.maxJob),
@@ -152,15 +152,15 @@ func (ls *leaderServer) start(n *raft.Node, q *jobs.Queue, subscribe func(func()
 		err = srv.Serve(engine.Backend{Queue: q, Subscribe: subscribe})
 	}
 	if err != nil {
-		ls.log.Error().Err(err).Msg("cannot serve as leader")
-		return
+		if srv != nil {
+			_ = srv.Stop(context.Background())
+		}
+		return "", err
 	}
 	ls.mu.Lock()
 	ls.srv = srv
 	ls.mu.Unlock()
-	if err := n.Announce(srv.Addr().String()); err != nil {
-		ls.log.Warn().Err(err).Msg("leader address not announced")
-	}
+	return srv.Addr().String(), nil
 }
 
 // stop closes the leader's engine and its connections (raft's OnFollower).

@@ -48,10 +48,13 @@ func decodeAnnounce(b []byte) (id string, a announce, err error) {
 // ErrNoLeader: no leader with a known client address within the wait.
 var ErrNoLeader = errors.New("raft: no leader")
 
-// Announce commits addr as where this node, the leader, serves clients.
-// It is called from OnLeader; it waits for the commit (bounded by
+// announce commits addr as where this node, the leader, serves clients
+// (nothing if addr is empty). It waits for the commit (bounded by
 // ApplyTimeout) and fails if leadership is lost meanwhile.
-func (n *Node) Announce(addr string) error {
+func (n *Node) announce(addr string) error {
+	if addr == "" {
+		return nil
+	}
 	n.mu.Lock()
 	n.localAddr = addr
 	n.mu.Unlock()

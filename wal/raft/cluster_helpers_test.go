@@ -85,7 +85,10 @@ func (c *tcluster) start(i int, peers []Peer) {
 		Timing:            testTiming,
 		SnapshotThreshold: 64, TrailingLogs: 16, SnapshotInterval: 100 * time.Millisecond,
 		MaxBatchBytes: 4 << 10,
-		Logger:        testLogger().With().Str("node", tn.id).Logger(),
+		OnLeader: func(*jobs.Queue, func(func())) (string, error) {
+			return "client-" + tn.id, nil
+		},
+		Logger: testLogger().With().Str("node", tn.id).Logger(),
 	})
 	if err != nil {
 		c.t.Fatalf("start %s: %v", tn.id, err)

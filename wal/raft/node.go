@@ -88,8 +88,12 @@ func Open(c Config) (*Node, error) {
 // runLeadership follows raft's leadership signals, in order. A true while
 // already leading means leadership was lost and regained in between: the
 // old term is torn down and a new one built.
+// If a term cannot start (its barrier or announcement timed out, the
+// engine could not bind) while raft still says this node leads, it is
+// retried: a leader that serves nothing would stall the whole cluster.
 func (n *Node) runLeadership() {
 	defer close(n.done)
+	var retry <-chan time.Time
 	for {
 		select {
 		case <-n.stop:
@@ -97,27 +101,43 @@ func (n *Node) runLeadership() {
 			return
 		case leader := <-n.raft.LeaderCh():
 			n.endTerm()
+			retry = nil
 			if leader {
-				n.startTerm()
+				retry = n.tryTerm()
+			}
+		case <-retry:
+			retry = nil
+			if n.raft.State() == hraft.Leader {
+				retry = n.tryTerm()
 			}
 		}
 	}
 }
 
+// tryTerm starts a term; on failure it cleans up and returns when to retry.
+func (n *Node) tryTerm() <-chan time.Time {
+	err := n.startTerm()
+	if err == nil {
+		return nil
+	}
+	n.log.Warn().Err(err).Msg("cannot start leading; retrying while leader")
+	n.endTerm()
+	return time.After(100 * time.Millisecond)
+}
+
 // startTerm waits until every entry of earlier terms is applied, then
-// builds and publishes the leader's queue.
-func (n *Node) startTerm() {
+// builds and publishes the leader's queue, starts serving it (OnLeader)
+// and announces where.
+func (n *Node) startTerm() error {
 	start := time.Now()
 	if err := n.raft.Barrier(n.cfg.ApplyTimeout).Error(); err != nil {
-		n.log.Warn().Err(err).Msg("leader barrier failed; not serving")
-		return
+		return fmt.Errorf("barrier: %w", err)
 	}
 	j := newJournal(n.raft, n.cfg.MaxBatchBytes, n.cfg.MaxInflight, n.cfg.ApplyTimeout)
 	q := jobs.New(jobs.Config{Clock: n.cfg.Clock, Journal: j, Replicated: true})
 	if err := n.fsm.withState(func(s *state) error { return s.restoreInto(q) }); err != nil {
 		j.Close()
-		n.log.Error().Err(err).Msg("cannot build the queue from the replicated state; not serving")
-		return
+		return fmt.Errorf("build the queue from the replicated state: %w", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	t := &leaderTerm{q: q, j: j, cancel: cancel, runDone: make(chan struct{})}
@@ -131,9 +151,14 @@ func (n *Node) startTerm() {
 	st := q.Stats()
 	n.log.Info().Uint64("term", n.raft.CurrentTerm()).Int64("jobs", st.Ready+st.Reserved+st.Delayed+st.Buried).
 		Float64("took_ms", float64(time.Since(start).Microseconds())/1000).Msg("leading: queue restored")
-	if n.cfg.OnLeader != nil {
-		n.cfg.OnLeader(n, q, j.Subscribe)
+	if n.cfg.OnLeader == nil {
+		return nil
 	}
+	addr, err := n.cfg.OnLeader(q, j.Subscribe)
+	if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	return n.announce(addr)
 }
 
 // endTerm discards the leader's queue, if any.
