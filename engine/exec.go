@@ -80,7 +80,8 @@ func (cn *conn) execJobOp(cmd *codec.Command) {
 	case codec.OpPeekBuried:
 		cn.found(s.PeekBuried())
 	case codec.OpPauseTube:
-		cn.word(0, cn.srv.queue.PauseTube(cmd.Name, seconds(cmd.Delay)), codec.Paused)
+		seq, err := cn.srv.queue.PauseTubeSeq(cmd.Name, seconds(cmd.Delay))
+		cn.word(seq, err, codec.Paused)
 	default:
 		cn.execTubeOp(cmd)
 	}

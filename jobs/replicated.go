@@ -1,6 +1,33 @@
 package jobs
 
-import "math"
+import (
+	"errors"
+	"math"
+	"time"
+)
+
+// RecPause, logged in replicated mode only, pauses tube Tube for Delay
+// until Deadline (Clock time, ns); no other field is meaningful. A disk
+// journal never receives one.
+const RecPause RecordKind = 0x40
+
+// RestorePause re-arms a replicated pause of the tube called name, from
+// pause ns (its length) until unpauseAt, if the tube exists and the pause
+// has not ended. Used by a new leader after restoring the jobs.
+func (q *Queue) RestorePause(name string, pause time.Duration, unpauseAt int64) error {
+	if !validName([]byte(name)) || pause <= 0 {
+		return errors.New("jobs: restore of a pause needs a valid tube and length")
+	}
+	t := q.tubes.find([]byte(name))
+	if t == nil || unpauseAt <= q.clock.Now() {
+		return nil
+	}
+	t.mu.Lock()
+	t.pause, t.unpauseAt = int64(pause), unpauseAt
+	q.timers.scheduleTube(t, unpauseAt)
+	t.mu.Unlock()
+	return nil
+}
 
 // Replicated mode (Config.Replicated) is for a queue whose journal is a
 // replicated log (package wal/raft): a follower or a new leader rebuilds the
@@ -12,7 +39,9 @@ import "math"
 //     RESERVED only once Committed(Session.LastSeq()) says so;
 //   - Touch: the same record with the new deadline (TOUCHED waits likewise);
 //   - a TTR running out, and a closing session's jobs going back to ready:
-//     an update with State Ready.
+//     an update with State Ready;
+//   - a tube pause: a RecPause record (PauseTubeSeq; PAUSED waits for it),
+//     which RestorePause re-arms on a new leader.
 //
 // Restore accepts State Reserved: the job comes back reserved by no session
 // (an orphan) until its Deadline, then times out to ready as usual. Any

@@ -126,3 +126,39 @@ func TestNotReplicatedUnchanged(t *testing.T) {
 		Deadline: t0 + int64(time.Hour), Body: bodyOf(9)}))
 	assert.Equal(t, Ready, g.state(9))
 }
+
+// TestReplicatedPause: a pause is logged with its length and end, and
+// RestorePause re-arms it (on an existing tube, while it lasts).
+func TestReplicatedPause(t *testing.T) {
+	f, jr := newReplicatedFixture(t)
+	s, _ := f.session()
+	f.use(s, "p")
+	f.put(s, 1, 0)
+	jr.take()
+	seq, err := f.q.PauseTubeSeq([]byte("p"), 5*time.Second)
+	require.NoError(t, err)
+	assert.Equal(t, jr.seq, seq)
+	recs := jr.take()
+	require.Len(t, recs, 1)
+	assert.Equal(t, Record{Kind: RecPause, Tube: "p", Delay: 5 * time.Second, Deadline: t0 + int64(5*time.Second)}, recs[0])
+
+	g, _ := newReplicatedFixture(t)
+	require.NoError(t, g.q.Restore(Record{Kind: RecPut, ID: 1, Tube: "p", State: Ready, Body: bodyOf(1)}))
+	require.NoError(t, g.q.RestorePause("p", 5*time.Second, t0+int64(3*time.Second)))
+	require.NoError(t, g.q.RestorePause("gone", 5*time.Second, t0+int64(3*time.Second)), "no such tube: nothing to do")
+	ts := g.tubeStats("p")
+	assert.Equal(t, 5*time.Second, ts.Pause)
+	assert.Equal(t, 3*time.Second, ts.PauseLeft)
+	w, _ := g.session()
+	g.watch(w, "p")
+	_, err = w.Reserve(0)
+	assert.ErrorIs(t, err, ErrTimedOut, "paused")
+	g.advance(3 * time.Second)
+	_, err = w.Reserve(0)
+	assert.NoError(t, err, "the pause ended on time")
+
+	n := newFixture(t) // not replicated: nothing logged, seq 0
+	seq, err = n.q.PauseTubeSeq([]byte("default"), time.Second)
+	require.NoError(t, err)
+	assert.Zero(t, seq)
+}

@@ -91,25 +91,41 @@ func (q *Queue) ListTubes(dst []string) []string { return q.tubes.names(dst) }
 
 // PauseTube stops reserve from taking jobs of the tube called name for d. A
 // zero d pauses for one nanosecond (waiters are served on the next tick).
-// Pauses are not persisted, and vanish with the tube.
+// Pauses are not persisted (but replicated: see PauseTubeSeq), and vanish
+// with the tube.
 func (q *Queue) PauseTube(name []byte, d time.Duration) error {
+	_, err := q.PauseTubeSeq(name, d)
+	return err
+}
+
+// PauseTubeSeq is PauseTube returning the journal sequence number to wait
+// for before answering PAUSED: nonzero only in replicated mode.
+func (q *Queue) PauseTubeSeq(name []byte, d time.Duration) (uint64, error) {
 	if !validName(name) {
-		return ErrBadTubeName
+		return 0, ErrBadTubeName
 	}
 	t := q.tubes.find(name)
 	if t == nil {
-		return ErrNotFound
+		return 0, ErrNotFound
 	}
 	if d <= 0 {
 		d = 1
 	}
 	t.mu.Lock()
+	defer t.mu.Unlock()
+	unpauseAt := q.clock.Now() + int64(d)
+	var seq uint64
+	if q.replicated {
+		var err error
+		if seq, err = q.append(Record{Kind: RecPause, Tube: t.name, Delay: d, Deadline: unpauseAt}); err != nil {
+			return 0, err
+		}
+	}
 	t.pause = int64(d)
-	t.unpauseAt = q.clock.Now() + int64(d)
+	t.unpauseAt = unpauseAt
 	t.pauses++
 	q.timers.scheduleTube(t, t.unpauseAt)
-	t.mu.Unlock()
-	return nil
+	return seq, nil
 }
 
 // Restore adds a job read back from the journal at startup, before any

@@ -60,10 +60,20 @@ func TestClusterBasics(t *testing.T) {
 		waitFor(t, "the reservation on every node", func() bool { return c.image(i)[id].State == jobs.Reserved })
 	}
 
+	// A pause is committed before PAUSED, and outlives the leader.
+	seq, err = q.PauseTubeSeq([]byte("default"), time.Hour)
+	require.NoError(t, err)
+	require.NoError(t, waitCommitted(t, q, seq))
+
 	// The leader dies; the new one keeps the job reserved (an orphan).
 	c.kill(li)
 	nli, nq := c.leader()
 	require.NotEqual(t, li, nli)
+	ts, err := nq.StatsTube([]byte("default"))
+	require.NoError(t, err)
+	assert.Equal(t, time.Hour, ts.Pause)
+	require.NoError(t, nq.PauseTube([]byte("default"), 0)) // unpause, for what follows
+	waitFor(t, "the pause to end", func() bool { ts, _ := nq.StatsTube([]byte("default")); nq.Tick(); return ts.Pause == 0 })
 	js, err := nq.StatsJob(id)
 	require.NoError(t, err)
 	assert.Equal(t, jobs.Reserved, js.State)

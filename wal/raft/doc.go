@@ -47,8 +47,9 @@
 // clock; a new leader re-arms every timer from its state, so after a
 // failover timers fire on the new leader's clock (keep clocks in NTP sync;
 // skew shifts them by the skew). Reserve timeouts belong to connections,
-// which do not survive a failover. Tube pauses are not replicated yet: a
-// pause is lost on failover (the PAUSED reply is sent at once).
+// which do not survive a failover. A tube pause is a record (jobs.RecPause:
+// tube, length, end); PAUSED waits for its commit and a new leader re-arms
+// it for what is left.
 //
 // # Reservations
 //

@@ -15,6 +15,7 @@ import (
 //	count records, each:
 //	  kind    byte: 1 put, 2 update, 3 delete, 4 clear
 //	  clear only: uvarint count, count uvarint ids (nothing else follows)
+//	  kind 5 pause: uvarint len(tube), tube, varint length, varint end (no id)
 //	  id      uvarint
 //	  put and update only:
 //	    state byte: 1 ready, 2 reserved, 3 delayed, 4 buried
@@ -35,6 +36,7 @@ const (
 	kindUpdate = 2
 	kindDelete = 3
 	kindClear  = 4
+	kindPause  = 5
 )
 
 var stateCode = [...]byte{jobs.Ready: 1, jobs.Reserved: 2, jobs.Delayed: 3, jobs.Buried: 4}
@@ -52,6 +54,12 @@ func appendRecord(dst []byte, rec *jobs.Record) []byte {
 		kind = kindPut
 	case jobs.RecUpdate:
 		kind = kindUpdate
+	case jobs.RecPause:
+		dst = append(dst, kindPause)
+		dst = binary.AppendUvarint(dst, uint64(len(rec.Tube)))
+		dst = append(dst, rec.Tube...)
+		dst = binary.AppendVarint(dst, int64(rec.Delay))
+		return binary.AppendVarint(dst, rec.Deadline)
 	case jobs.RecClear:
 		dst = append(dst, kindClear)
 		dst = binary.AppendUvarint(dst, uint64(len(rec.IDs)))
@@ -143,6 +151,16 @@ func (d *decoder) record(r *jobs.Record) {
 		r.Kind = jobs.RecUpdate
 	case kindDelete:
 		r.Kind = jobs.RecDelete
+	case kindPause:
+		r.Kind = jobs.RecPause
+		tube := d.bytes()
+		r.Tube = string(tube)
+		r.Delay = time.Duration(d.varint())
+		r.Deadline = d.varint()
+		if d.err == nil && (len(tube) == 0 || len(tube) > jobs.MaxTubeName || r.Delay <= 0) {
+			d.fail()
+		}
+		return
 	case kindClear:
 		r.Kind = jobs.RecClear
 		n := d.uvarint()

@@ -24,6 +24,7 @@ func sampleRecords() []jobs.Record {
 		{Kind: jobs.RecUpdate, ID: 7, State: jobs.Buried, Pri: 5, TTR: time.Minute, Reserves: 1, Buries: 1},
 		{Kind: jobs.RecDelete, ID: 7},
 		{Kind: jobs.RecClear, IDs: []uint64{3, 1, 300}},
+		{Kind: jobs.RecPause, Tube: "emails", Delay: time.Minute, Deadline: 1_700_000_060_000_000_000},
 	}
 }
 
@@ -61,6 +62,10 @@ func TestEntryMalformed(t *testing.T) {
 		{2, 0},                    // unknown version
 		{1, 1, 9, 1},              // unknown kind
 		{1, 1, 3, 0},              // id 0
+		{1, 1, 4, 5, 1},           // a clear of more ids than bytes
+		{1, 1, 4, 1, 0},           // a clear of id 0
+		{1, 1, 5, 0, 2, 2},        // a pause of no tube
+		{1, 1, 5, 1, 0x61, 0, 2},  // a pause of length 0
 		append(bytes.Clone(b), 0), // trailing byte
 	} {
 		assert.ErrorIs(t, decodeEntry(bad, func(*jobs.Record) error { return nil }), ErrMalformed, "%x", bad)
@@ -89,6 +94,7 @@ func TestStateAndSnapshot(t *testing.T) {
 		jobs.Record{Kind: jobs.RecPut, ID: 6, Tube: "u", State: jobs.Ready, Body: []byte("c\r\n")},
 		jobs.Record{Kind: jobs.RecPut, ID: 7, Tube: "u", State: jobs.Ready, Body: []byte("c\r\n")},
 		jobs.Record{Kind: jobs.RecClear, IDs: []uint64{6, 7}},
+		jobs.Record{Kind: jobs.RecPause, Tube: "t", Delay: time.Hour, Deadline: time.Now().Add(time.Hour).UnixNano()},
 	)
 	require.Nil(t, f.Apply(&hraft.Log{Index: 1, Type: hraft.LogCommand, Data: encodeEntry(recs, 0)}))
 	assert.Equal(t, uint64(1), f.st.orphans)
@@ -115,6 +121,8 @@ func TestStateAndSnapshot(t *testing.T) {
 	assert.Equal(t, f.st.jobs, g.st.jobs)
 	assert.Equal(t, f.st.maxID, g.st.maxID)
 	assert.Equal(t, f.st.announced, g.st.announced)
+	assert.Equal(t, f.st.pauses, g.st.pauses)
+	require.Len(t, g.st.pauses, 1)
 
 	q := jobs.New(jobs.Config{Replicated: true})
 	require.NoError(t, g.st.restoreInto(q))
@@ -123,6 +131,9 @@ func TestStateAndSnapshot(t *testing.T) {
 	assert.Equal(t, int64(1), st.Buried)
 	assert.Equal(t, int64(1), st.Reserved, "the reservation is restored as an orphan")
 	assert.Equal(t, uint64(100), q.NextID(), "ids continue above every id logged")
+	ts, err := q.StatsTube([]byte("t"))
+	require.NoError(t, err)
+	assert.Equal(t, time.Hour, ts.Pause, "the pause is re-armed")
 
 	// A damaged snapshot is refused.
 	b := sink.buf.Bytes()

@@ -70,7 +70,11 @@ func (f *fsm) Snapshot() (hraft.FSMSnapshot, error) {
 	for id, a := range f.st.announced {
 		ann[id] = a
 	}
-	return &snapshot{recs: recs, maxID: f.st.maxID, announced: ann}, nil
+	pauses := make([]jobs.Record, 0, len(f.st.pauses))
+	for _, p := range f.st.pauses {
+		pauses = append(pauses, p)
+	}
+	return &snapshot{recs: recs, maxID: f.st.maxID, announced: ann, pauses: pauses}, nil
 }
 
 // Restore implements hraft.FSM: it replaces the state with a snapshot's.
@@ -98,12 +102,14 @@ type snapshot struct {
 	recs      []*jobs.Record
 	maxID     uint64
 	announced map[string]announce
+	pauses    []jobs.Record
 }
 
 // Snapshot layout: the magic, uvarint maxID, uvarint count, then count
 // times uvarint len + one record (always a put) in the entry encoding, then
 // uvarint count of announcements, each an announce entry's data preceded
-// by its uvarint length.
+// by its uvarint length, then uvarint count of pauses, each a pause record
+// preceded by its uvarint length.
 // hashicorp/raft's file snapshot store adds a CRC-64 of the whole.
 const snapMagic = "stalkd-snap-1\n"
 
@@ -131,6 +137,12 @@ func (s *snapshot) Persist(sink hraft.SnapshotSink) error {
 		buf = binary.AppendUvarint(buf[:0], uint64(len(s.announced)))
 		for id, a := range s.announced {
 			e := encodeAnnounce(a.term, id, a.addr)
+			buf = binary.AppendUvarint(buf, uint64(len(e)))
+			buf = append(buf, e...)
+		}
+		buf = binary.AppendUvarint(buf, uint64(len(s.pauses)))
+		for i := range s.pauses {
+			e := appendRecord(nil, &s.pauses[i])
 			buf = binary.AppendUvarint(buf, uint64(len(e)))
 			buf = append(buf, e...)
 		}
@@ -200,6 +212,26 @@ func readSnapshot(r *bufio.Reader) (state, error) {
 			return st, err
 		}
 		st.announced[id] = a
+	}
+	if n, err = binary.ReadUvarint(r); err != nil {
+		return st, errors.Join(ErrMalformed, err)
+	}
+	for i := uint64(0); i < n; i++ {
+		size, err := binary.ReadUvarint(r)
+		if err != nil || size > 1<<16 {
+			return st, errors.Join(ErrMalformed, err)
+		}
+		buf = slicesGrow(buf, int(size))
+		if _, err := io.ReadFull(r, buf); err != nil {
+			return st, errors.Join(ErrMalformed, err)
+		}
+		d := decoder{b: buf}
+		var rec jobs.Record
+		d.record(&rec)
+		if d.err != nil || len(d.b) != 0 || rec.Kind != jobs.RecPause {
+			return st, ErrMalformed
+		}
+		st.pauses[rec.Tube] = rec
 	}
 	if _, err := r.ReadByte(); err != io.EOF {
 		return st, ErrMalformed

@@ -17,10 +17,14 @@ type state struct {
 	orphans uint64 // updates and deletes of jobs not in the state (never expected)
 	// announced: where each node last served clients as leader (announce.go).
 	announced map[string]announce
+	// pauses: the latest pause of each tube (RecPause records), dropped
+	// once a later pause starts after it ended.
+	pauses map[string]jobs.Record
 }
 
 func newState() state {
-	return state{jobs: make(map[uint64]*jobs.Record), announced: make(map[string]announce)}
+	return state{jobs: make(map[uint64]*jobs.Record), announced: make(map[string]announce),
+		pauses: make(map[string]jobs.Record)}
 }
 
 // apply applies one committed record. rec's Tube and Body must be owned by
@@ -28,6 +32,14 @@ func newState() state {
 func (s *state) apply(rec *jobs.Record) {
 	s.maxID = max(s.maxID, rec.ID)
 	switch rec.Kind {
+	case jobs.RecPause:
+		start := rec.Deadline - int64(rec.Delay)
+		for name, p := range s.pauses {
+			if p.Deadline < start {
+				delete(s.pauses, name)
+			}
+		}
+		s.pauses[rec.Tube] = *rec
 	case jobs.RecPut:
 		r := *rec
 		s.jobs[rec.ID] = &r
@@ -85,6 +97,11 @@ func sortByID(recs []*jobs.Record) {
 func (s *state) restoreInto(q *jobs.Queue) error {
 	for _, r := range s.records() {
 		if err := q.Restore(*r); err != nil {
+			return err
+		}
+	}
+	for _, p := range s.pauses {
+		if err := q.RestorePause(p.Tube, p.Delay, p.Deadline); err != nil {
 			return err
 		}
 	}
