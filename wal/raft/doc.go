@@ -23,6 +23,9 @@
 // disk journal. Every node's FSM (the leader's too) applies each committed
 // entry to its state: the latest whole record of every live job and the
 // highest id ever logged. Snapshots are that state, written as records.
+// On the leader the state shares each job's body with the queue (the
+// journal hands the FSM the queue's slice for the puts it sent), so a job
+// body is held once per node.
 //
 // Followers keep no queue: every command a follower receives is carried out
 // by the leader (see Forwarding). When a node becomes leader it waits for

@@ -114,12 +114,14 @@ func recordSizeHint(rec *jobs.Record) int {
 }
 
 // decodeEntry calls fn for each record of the entry data b. Tube and Body
-// of the records are copies, fn may keep them.
-func decodeEntry(b []byte, fn func(*jobs.Record) error) error {
+// of the records are copies (or what bodies returns), fn may keep them.
+// bodies, if not nil, may supply the body of a put instead of a copy: the
+// leader's own, identical bytes (see Journal.takeBody).
+func decodeEntry(b []byte, bodies func(id uint64, view []byte) []byte, fn func(*jobs.Record) error) error {
 	if len(b) == 0 || b[0] != entryVersion {
 		return ErrMalformed
 	}
-	d := decoder{b: b[1:]}
+	d := decoder{b: b[1:], bodies: bodies}
 	n := d.uvarint()
 	for i := uint64(0); i < n && d.err == nil; i++ {
 		var rec jobs.Record
@@ -139,8 +141,9 @@ func decodeEntry(b []byte, fn func(*jobs.Record) error) error {
 
 // decoder reads fields from b, remembering the first error.
 type decoder struct {
-	b   []byte
-	err error
+	b      []byte
+	err    error
+	bodies func(id uint64, view []byte) []byte // optional: see decodeEntry
 }
 
 func (d *decoder) record(r *jobs.Record) {
@@ -204,7 +207,12 @@ func (d *decoder) record(r *jobs.Record) {
 			d.fail()
 		}
 		r.Tube = string(tube)
-		r.Body = append([]byte(nil), body...)
+		if d.bodies != nil {
+			r.Body = d.bodies(r.ID, body)
+		}
+		if r.Body == nil {
+			r.Body = append([]byte(nil), body...)
+		}
 	}
 }
 

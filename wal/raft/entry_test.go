@@ -43,7 +43,7 @@ func TestEntryGolden(t *testing.T) {
 func TestEntryRoundTrip(t *testing.T) {
 	recs := sampleRecords()
 	var got []jobs.Record
-	require.NoError(t, decodeEntry(encodeEntry(recs, 0), func(r *jobs.Record) error {
+	require.NoError(t, decodeEntry(encodeEntry(recs, 0), nil, func(r *jobs.Record) error {
 		got = append(got, *r)
 		return nil
 	}))
@@ -55,7 +55,7 @@ func TestEntryRoundTrip(t *testing.T) {
 func TestEntryMalformed(t *testing.T) {
 	b := encodeEntry(sampleRecords(), 0)
 	for i := 0; i < len(b); i++ {
-		err := decodeEntry(b[:i], func(*jobs.Record) error { return nil })
+		err := decodeEntry(b[:i], nil, func(*jobs.Record) error { return nil })
 		assert.ErrorIs(t, err, ErrMalformed, "truncated at %d", i)
 	}
 	for _, bad := range [][]byte{
@@ -68,12 +68,12 @@ func TestEntryMalformed(t *testing.T) {
 		{1, 1, 5, 1, 0x61, 0, 2},  // a pause of length 0
 		append(bytes.Clone(b), 0), // trailing byte
 	} {
-		assert.ErrorIs(t, decodeEntry(bad, func(*jobs.Record) error { return nil }), ErrMalformed, "%x", bad)
+		assert.ErrorIs(t, decodeEntry(bad, nil, func(*jobs.Record) error { return nil }), ErrMalformed, "%x", bad)
 	}
 	// An unknown state byte.
 	one := encodeEntry(sampleRecords()[1:2], 0)
 	one[4] = 9
-	assert.ErrorIs(t, decodeEntry(one, func(*jobs.Record) error { return nil }), ErrMalformed)
+	assert.ErrorIs(t, decodeEntry(one, nil, func(*jobs.Record) error { return nil }), ErrMalformed)
 }
 
 // TestStateAndSnapshot applies records, snapshots the state, restores the

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"sync/atomic"
 
 	hraft "github.com/hashicorp/raft"
 	"github.com/rs/zerolog"
@@ -20,6 +21,8 @@ import (
 // leader's queue) and Persist's readers of counters.
 type fsm struct {
 	log zerolog.Logger
+
+	src atomic.Pointer[Journal] // the leader's journal, for takeBody; nil on followers
 
 	mu      sync.Mutex
 	st      state
@@ -44,7 +47,11 @@ func (f *fsm) Apply(l *hraft.Log) interface{} {
 		}
 		return err
 	}
-	err := decodeEntry(l.Data, func(rec *jobs.Record) error {
+	var bodies func(uint64, []byte) []byte
+	if j := f.src.Load(); j != nil {
+		bodies = j.takeBody
+	}
+	err := decodeEntry(l.Data, bodies, func(rec *jobs.Record) error {
 		f.st.apply(rec)
 		return nil
 	})

@@ -1,6 +1,7 @@
 package raft
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"sync"
@@ -41,6 +42,7 @@ type Journal struct {
 	ackerDone   chan struct{}
 
 	mu      sync.Mutex
+	bodies  map[uint64][]byte // bodies of puts appended, not yet applied
 	pending []jobs.Record
 	size    int    // bytes of pending, about
 	seq     uint64 // last sequence number handed out
@@ -67,6 +69,7 @@ func newJournal(r applier, maxBytes, maxInflight int, applyWait time.Duration) *
 		stop:        make(chan struct{}),
 		batcherDone: make(chan struct{}),
 		ackerDone:   make(chan struct{}),
+		bodies:      make(map[uint64][]byte),
 	}
 	go j.runBatcher()
 	go j.runAcker()
@@ -84,6 +87,9 @@ func (j *Journal) Append(rec jobs.Record) (uint64, error) {
 	seq := j.seq
 	j.pending = append(j.pending, rec)
 	j.size += recordSizeHint(&rec)
+	if rec.Kind == jobs.RecPut {
+		j.bodies[rec.ID] = rec.Body
+	}
 	j.mu.Unlock()
 	select {
 	case j.wake <- struct{}{}:
@@ -130,6 +136,7 @@ func (j *Journal) fail(err error) {
 	if first {
 		j.dead = err
 		j.pending = nil
+		j.bodies = nil
 		e := fmt.Errorf("%w: %w", jobs.ErrJournal, err)
 		j.err.Store(&e)
 	}
@@ -225,4 +232,21 @@ func (j *Journal) runAcker() {
 		j.committed.Store(b.last)
 		j.notify()
 	}
+}
+
+// takeBody returns the body the queue put job id with, if it is still
+// in flight here and its bytes are view's, so that the leader's replicated
+// state shares the queue's copy instead of keeping a second one. Called by
+// the FSM, once per put applied.
+func (j *Journal) takeBody(id uint64, view []byte) []byte {
+	j.mu.Lock()
+	b, ok := j.bodies[id]
+	if ok {
+		delete(j.bodies, id)
+	}
+	j.mu.Unlock()
+	if ok && bytes.Equal(b, view) {
+		return b
+	}
+	return nil
 }

@@ -30,7 +30,7 @@ func (r *fakeRaft) Apply(cmd []byte, _ time.Duration) hraft.ApplyFuture {
 		<-r.gate
 	}
 	var recs []jobs.Record
-	if err := decodeEntry(cmd, func(rec *jobs.Record) error { recs = append(recs, *rec); return nil }); err != nil {
+	if err := decodeEntry(cmd, nil, func(rec *jobs.Record) error { recs = append(recs, *rec); return nil }); err != nil {
 		panic(err)
 	}
 	f := &fakeFuture{done: make(chan error, 1)}
@@ -188,4 +188,29 @@ func TestJournalMaxBytes(t *testing.T) {
 	}
 	r.mu.Unlock()
 	assert.Equal(t, []int{1, 3, 3, 1}, sizes)
+}
+
+// TestJournalSharesBodies: the leader's FSM takes the body of a put from
+// the queue's record instead of copying it, once, and only if the bytes
+// are the same.
+func TestJournalSharesBodies(t *testing.T) {
+	r := newFakeRaft(t, false)
+	j := newJournal(r, 1<<20, 4, time.Second)
+	defer closeJournal(r, j)
+	rec := putRec(1)
+	_, err := j.Append(rec)
+	require.NoError(t, err)
+	_, err = j.Append(putRec(2))
+	require.NoError(t, err)
+	<-r.applied
+	entry := encodeEntry([]jobs.Record{rec, putRec(2)}, 0)
+	var got []jobs.Record
+	require.NoError(t, decodeEntry(entry, j.takeBody, func(r *jobs.Record) error { got = append(got, *r); return nil }))
+	require.Len(t, got, 2)
+	assert.Same(t, &rec.Body[0], &got[0].Body[0], "shared, not copied")
+	assert.Nil(t, j.takeBody(1, rec.Body), "taken once")
+	assert.Nil(t, j.takeBody(3, rec.Body), "never appended")
+	_, err = j.Append(putRec(4))
+	require.NoError(t, err)
+	assert.Nil(t, j.takeBody(4, []byte("other\r\n")), "different bytes: copy")
 }

@@ -139,6 +139,7 @@ func (n *Node) startTerm() error {
 		j.Close()
 		return fmt.Errorf("build the queue from the replicated state: %w", err)
 	}
+	n.fsm.src.Store(j)
 	ctx, cancel := context.WithCancel(context.Background())
 	t := &leaderTerm{q: q, j: j, cancel: cancel, runDone: make(chan struct{})}
 	go func() {
@@ -173,6 +174,7 @@ func (n *Node) endTerm() {
 	n.mu.Lock()
 	n.localAddr = ""
 	n.mu.Unlock()
+	n.fsm.src.Store(nil)
 	t.j.Close()
 	t.cancel()
 	<-t.runDone
