@@ -204,10 +204,19 @@ func (n *Node) Leader() (id, addr string) {
 // Raft returns the underlying raft server (membership changes, tests).
 func (n *Node) Raft() *hraft.Raft { return n.raft }
 
-// Close stops serving, shuts raft down and closes the stores. Safe to
-// call more than once.
+// Close stops serving, shuts raft down and closes the stores. A leader
+// first hands leadership to an up-to-date follower (bounded by the
+// election timeout), so that a planned restart costs the cluster no
+// election wait. Safe to call more than once.
 func (n *Node) Close() error {
 	n.closeOnce.Do(func() {
+		if n.raft != nil && n.raft.State() == hraft.Leader {
+			f := n.raft.LeadershipTransfer()
+			select {
+			case <-futureDone(f):
+			case <-time.After(2 * n.cfg.Timing.Election):
+			}
+		}
 		close(n.stop)
 		if n.looping {
 			<-n.done
@@ -228,4 +237,11 @@ func (n *Node) closeStores() error {
 	}
 	n.closers = nil
 	return errors.Join(errs...)
+}
+
+// futureDone closes when f resolves.
+func futureDone(f hraft.Future) <-chan struct{} {
+	c := make(chan struct{})
+	go func() { _ = f.Error(); close(c) }()
+	return c
 }
