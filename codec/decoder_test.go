@@ -22,7 +22,7 @@ func named(o Op, name string) Command { c := op(o); c.Name = []byte(name); retur
 
 func kick(n uint32) Command { c := op(OpKick); c.Count = n; return c }
 
-func rwt(s uint32) Command { c := op(OpReserveWithTimeout); c.Timeout = s; return c }
+func rwt(s int32) Command { c := op(OpReserveWithTimeout); c.Timeout = s; return c }
 
 func release(id uint64, pri, delay uint32) Command {
 	c := withID(OpRelease, id)

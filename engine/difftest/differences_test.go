@@ -29,7 +29,8 @@ var differences = []difference{
 		reason: "stats reports stalkd's own version string, quoted like the reference's \"1.12\""},
 	{name: "reserve-with-timeout-strict", kind: deliberate, edit: strictReserveTimeout,
 		reason: "1.13 reads the timeout with read_u32: spaces then digits only, nothing after, at most INT_MAX; " +
-			"anything else is BAD_FORMAT. 1.12's strtol took tabs, signs (-1 = wait forever) and trailing garbage"},
+			"anything else is BAD_FORMAT. 1.12's strtol took tabs, '+' and trailing garbage, and wrapped values " +
+			"past 32 bits. stalkd keeps 1.12's one useful reading: a negative number waits forever (Java clients send -1)"},
 
 	// Masked: values that legitimately differ between two processes.
 	{name: "stats-pid", kind: masked, edit: maskValue(docStats, "pid", `[1-9][0-9]*`),
@@ -208,16 +209,21 @@ func maskValue(k docKind, key, pattern string) edit {
 // rwtLine matches a step that sent exactly one reserve-with-timeout line.
 var rwtLine = regexp.MustCompile("^reserve-with-timeout ([^\r\n]*)\r\n$")
 
-// strictReserveTimeout: 1.13 answers BAD_FORMAT to any timeout that is not
-// spaces, then decimal digits up to INT_MAX, then the end of the line.
+// strictReserveTimeout: stalkd answers BAD_FORMAT to any timeout that is not
+// spaces, then decimal digits up to INT_MAX (1.13), or a '-' and digits up to
+// 2^31 (1.12's wait forever), then the end of the line.
 func strictReserveTimeout(x stepCtx, rs []reply) ([]reply, bool, error) {
 	m := rwtLine.FindStringSubmatch(x.sent)
 	if m == nil {
 		return rs, false, nil
 	}
 	arg := strings.TrimLeft(m[1], " ")
+	limit := uint64(1<<31 - 1)
+	if neg, ok := strings.CutPrefix(arg, "-"); ok {
+		arg, limit = neg, 1<<31
+	}
 	n, err := strconv.ParseUint(arg, 10, 64)
-	if err == nil && arg[0] >= '0' && arg[0] <= '9' && n <= 1<<31-1 {
+	if err == nil && arg[0] >= '0' && arg[0] <= '9' && n <= limit {
 		return rs, false, nil
 	}
 	return []reply{{head: "BAD_FORMAT"}}, true, nil

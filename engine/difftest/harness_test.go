@@ -80,7 +80,7 @@ func TestStrictReserveTimeout(t *testing.T) {
 	timedOut := []reply{{head: "TIMED_OUT"}}
 	for arg, bad := range map[string]bool{
 		"0": false, "00": false, "  5": false, "2147483647": false,
-		"2147483648": true, "-1": true, "+0": true, "\t0": true, "0 ": true, "0 x": true, "": true, "abc": true,
+		"2147483648": true, "-1": false, "-2147483648": false, "-2147483649": true, "- 1": true, "-": true, "+0": true, "\t0": true, "0 ": true, "0 x": true, "": true, "abc": true,
 	} {
 		got, changed, err := strictReserveTimeout(stepCtx{sent: "reserve-with-timeout " + arg + "\r\n"}, timedOut)
 		require.NoError(t, err)
