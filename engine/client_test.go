@@ -147,7 +147,7 @@ func TestClientStats(t *testing.T) {
 	assert.Equal(t, "1", st["cmd-stats"], "stats counts itself")
 	assert.Equal(t, "1", st["current-producers"])
 	assert.Equal(t, "65535", st["max-job-size"])
-	assert.Equal(t, `"`+DefaultVersion+`"`, st["version"])
+	assert.Equal(t, `"1.13"`, st["version"], "the protocol version, which clients gate features on")
 	assert.Equal(t, "false", st["draining"])
 	assert.Len(t, st["id"], 16)
 

@@ -26,7 +26,7 @@ var differences = []difference{
 	{name: "stats-job-tube-quoted", kind: deliberate, edit: quoteValue(docJob, "tube"),
 		reason: "1.13 quotes tube in stats-job"},
 	{name: "stats-version", kind: deliberate, edit: ourVersion,
-		reason: "stats reports stalkd's own version string, quoted like the reference's \"1.12\""},
+		reason: "stats reports the protocol version stalkd implements, \"1.13\" (clients gate features on it), quoted like the reference's \"1.12\""},
 	{name: "reserve-with-timeout-strict", kind: deliberate, edit: strictReserveTimeout,
 		reason: "1.13 reads the timeout with read_u32: spaces then digits only, nothing after, at most INT_MAX; " +
 			"anything else is BAD_FORMAT. 1.12's strtol took tabs, '+' and trailing garbage, and wrapped values " +
@@ -75,7 +75,7 @@ type edit func(x stepCtx, rs []reply) ([]reply, bool, error)
 // stepCtx is what an edit may know about the step.
 type stepCtx struct {
 	sent    string // all bytes the step wrote
-	version string // stalkd's version string
+	version string // the version stalkd's stats report
 }
 
 // normalize applies the table to one side's replies: the deliberate rows too
