@@ -109,7 +109,7 @@ func TestClientTubes(t *testing.T) {
 
 	st, err := emails.Stats()
 	require.NoError(t, err)
-	assert.Equal(t, `"emails"`, st["name"])
+	assert.Equal(t, "emails", st["name"], "an ordinary name is bare, as in 1.12: clients that split lines read it as is")
 	assert.Equal(t, "1", st["current-jobs-reserved"])
 	assert.Equal(t, "1", st["total-jobs"])
 }

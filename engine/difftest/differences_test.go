@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/stalkd/stalkd/codec"
 )
 
 // The one table of what may differ between the reference and stalkd. Every
@@ -15,16 +17,15 @@ import (
 // may differ.
 var differences = []difference{
 	// Deliberate: stalkd follows 1.13 (or does its own thing) on purpose.
-	{name: "stats-hostname-quoted", kind: deliberate, edit: quoteValue(docStats, "hostname"),
-		reason: "1.13 quotes hostname in stats; 1.12 printed it bare, which breaks YAML parsers (#592, #610, #640)"},
-	{name: "stats-os-quoted", kind: deliberate, edit: quoteValue(docStats, "os"),
-		reason: "1.13 quotes os in stats; bare, the uname version '#1 SMP ...' is a YAML comment in 1.12"},
-	{name: "stats-platform-quoted", kind: deliberate, edit: quoteValue(docStats, "platform"),
-		reason: "1.13 quotes platform in stats"},
-	{name: "stats-tube-name-quoted", kind: deliberate, edit: quoteValue(docTube, "name"),
-		reason: "1.13 quotes name in stats-tube (a tube name like 1.5 or null is not a YAML string bare)"},
-	{name: "stats-job-tube-quoted", kind: deliberate, edit: quoteValue(docJob, "tube"),
-		reason: "1.13 quotes tube in stats-job"},
+	{name: "stats-uname-yaml", kind: deliberate, edit: yamlValues(docStats, "hostname", "os", "platform"),
+		reason: "hostname, os and platform are quoted only when bare they would not read back as the same string: " +
+			"1.12 prints them bare (os '#1 SMP ...' is a YAML comment; #592, #610, #640); 1.13 quotes them always"},
+	{name: "stats-tube-name-yaml", kind: deliberate, edit: yamlValue(docTube, "name"),
+		reason: "quoted when needed: a tube named 1.5 or null is not a YAML string bare; an ordinary name stays bare as in 1.12 (go-beanstalk returns 1.13's quotes as part of the name)"},
+	{name: "stats-job-tube-yaml", kind: deliberate, edit: yamlValue(docJob, "tube"),
+		reason: "quoted when needed, like stats-tube's name"},
+	{name: "list-tubes-yaml", kind: deliberate, edit: yamlList,
+		reason: "a list item is quoted when needed, like stats-tube's name; 1.12 prints every item bare"},
 	{name: "stats-version", kind: deliberate, edit: ourVersion,
 		reason: "stats reports the protocol version stalkd implements, \"1.13\" (clients gate features on it), quoted like the reference's \"1.12\""},
 	{name: "reserve-with-timeout-strict", kind: deliberate, edit: strictReserveTimeout,
@@ -171,14 +172,60 @@ func encodeDoc(pairs []yamlPair) []byte {
 	return b
 }
 
-// quoteValue: 1.13 prints the value inside double quotes.
-func quoteValue(k docKind, key string) edit {
-	return editValues(k, key, func(_ stepCtx, v string) (string, error) {
-		if strings.HasPrefix(v, `"`) {
-			return v, nil
+// yamlValue: stalkd quotes the value only when its bare form would not read
+// back as the same string (codec.AppendYAMLString).
+func yamlValues(k docKind, keys ...string) edit {
+	edits := make([]edit, len(keys))
+	for i, key := range keys {
+		edits[i] = yamlValue(k, key)
+	}
+	return func(x stepCtx, rs []reply) ([]reply, bool, error) {
+		any := false
+		for _, e := range edits {
+			var changed bool
+			var err error
+			if rs, changed, err = e(x, rs); err != nil {
+				return nil, false, err
+			}
+			any = any || changed
 		}
-		return `"` + v + `"`, nil
+		return rs, any, nil
+	}
+}
+
+func yamlValue(k docKind, key string) edit {
+	return editValues(k, key, func(_ stepCtx, v string) (string, error) {
+		return string(codec.AppendYAMLString(nil, unquote(v))), nil
 	})
+}
+
+// yamlList: in a list document (list-tubes, list-tubes-watched), stalkd
+// quotes an item only when its bare form would not read back as the same
+// string.
+func yamlList(_ stepCtx, rs []reply) ([]reply, bool, error) {
+	changed := false
+	out := append([]reply(nil), rs...)
+	for i, r := range out {
+		body := string(r.body)
+		if r.note != "" || !r.hasBody || !strings.HasPrefix(r.head, "OK ") || !strings.HasPrefix(body, "---\n- ") {
+			continue
+		}
+		items := strings.Split(strings.TrimSuffix(strings.TrimPrefix(body, "---\n"), "\n"), "\n")
+		doc := []byte("---\n")
+		for _, it := range items {
+			name, ok := strings.CutPrefix(it, "- ")
+			if !ok {
+				return nil, false, fmt.Errorf("list item %q", it)
+			}
+			doc = codec.AppendYAMLString(append(doc, "- "...), unquote(name))
+			doc = append(doc, '\n')
+		}
+		if string(doc) != body {
+			out[i] = r.withBody(doc)
+			changed = true
+		}
+	}
+	return out, changed, nil
 }
 
 // ourVersion: the reference's quoted version becomes stalkd's.
