@@ -27,7 +27,9 @@
 // # Format
 //
 // Each tidwall/wal entry holds one record: a CRC32-C checksum, a kind and
-// its fields (see record.go): a put carries the whole job, an update every
+// its fields (format.go is the specification, with the format's own kind
+// and state numbers; golden fixtures in testdata/ pin it, and
+// AppendRecord/DecodeRecord are its public API): a put carries the whole job, an update every
 // field but tube and body, a delete the id, a clear (clear-tube) the ids of
 // every job it removes, in one record. The writer adds a meta record
 // after each fsync and before each front truncation: the highest entry
