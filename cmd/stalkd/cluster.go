@@ -145,7 +145,6 @@ func (ls *leaderServer) start(q *jobs.Queue, subscribe func(func())) (string, er
 		MaxJobSize: maxJobSize(ls.o.maxJob),
 		Logger:     ls.log,
 		Verbose:    ls.o.verbose,
-		Version:    version,
 		MaxConns:   raiseFileLimit(ls.log),
 	})
 	if err == nil {
