@@ -45,11 +45,24 @@ func (l *hclogger) Log(level hclog.Level, msg string, args ...interface{}) {
 	all := append(append([]interface{}(nil), l.implied...), args...)
 	for i := 0; i+1 < len(all); i += 2 {
 		k := fieldName(fmt.Sprint(all[i]))
-		if err, ok := all[i+1].(error); ok {
-			e = e.AnErr(k, err)
-			continue
+		switch v := all[i+1].(type) {
+		case error:
+			e = e.AnErr(k, v)
+		case hclog.Format: // hclog.Fmt("%+v", x)
+			f, ok := "", false
+			if len(v) > 0 {
+				f, ok = v[0].(string)
+			}
+			if ok {
+				e = e.Str(k, fmt.Sprintf(f, v[1:]...))
+			} else {
+				e = e.Str(k, fmt.Sprint(v...))
+			}
+		case fmt.Stringer:
+			e = e.Stringer(k, v)
+		default:
+			e = e.Interface(k, v)
 		}
-		e = e.Interface(k, all[i+1])
 	}
 	e.Msg(strings.ToLower(msg[:min(1, len(msg))]) + msg[min(1, len(msg)):])
 }
