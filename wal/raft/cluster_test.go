@@ -104,7 +104,9 @@ func TestClusterBasics(t *testing.T) {
 // whichever node leads while another goroutine kills and restarts the
 // leader, kills followers and isolates the leader; afterwards every node's
 // state must hold every acknowledged put not acknowledged deleted, exactly
-// once and with its body, no acknowledged delete, and nothing never put.
+// once and with its body, no acknowledged delete, and nothing never put;
+// and no job is reserved again while an acknowledged reservation of it
+// (TTR an hour) has not been given back, whatever the failovers.
 func TestClusterModel(t *testing.T) {
 	seeds := []int64{1, 2, 3}
 	dur := 3 * time.Second
@@ -122,13 +124,16 @@ type model struct {
 	maybe   map[string]bool   // bodies of puts with no acknowledgement
 	// deletes sent but not acknowledged: the job may or may not be gone
 	maybeDel map[uint64]bool
-	acked    int
+	// jobs whose reservation was acknowledged and not yet given back
+	held  map[uint64]bool
+	acked int
 }
 
 func runModel(t *testing.T, seed int64, dur time.Duration) {
 	c := newCluster(t, 3)
 	rng := rand.New(rand.NewSource(seed))
-	m := &model{live: map[uint64]string{}, deleted: map[uint64]string{}, maybe: map[string]bool{}, maybeDel: map[uint64]bool{}}
+	m := &model{live: map[uint64]string{}, deleted: map[uint64]string{}, maybe: map[string]bool{}, maybeDel: map[uint64]bool{},
+		held: map[uint64]bool{}}
 
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
@@ -170,6 +175,7 @@ func runModel(t *testing.T, seed int64, dur time.Duration) {
 			if err == nil {
 				m.deleted[id] = m.live[id]
 				delete(m.live, id)
+				delete(m.held, id) // an orphan, adopted and deleted
 				m.acked++
 			}
 		default:
@@ -178,6 +184,22 @@ func runModel(t *testing.T, seed int64, dur time.Duration) {
 				continue
 			}
 			if waitCommitted(t, q, s.LastSeq()) != nil {
+				continue
+			}
+			// RESERVED may be sent: no other worker may get the job while
+			// this reservation's TTR (an hour) runs.
+			require.False(t, m.held[d.ID], "job %d handed to a second worker", d.ID)
+			m.held[d.ID] = true
+			m.acked++
+			if rng.Intn(8) == 0 {
+				continue // the worker is slow: it keeps the job past failovers
+			}
+			if rng.Intn(3) == 0 {
+				seq, err := s.Release(d.ID, 1, 0)
+				if err == nil && waitCommitted(t, q, seq) == nil {
+					delete(m.held, d.ID)
+					m.acked++
+				}
 				continue
 			}
 			seq, err := s.Delete(d.ID)
@@ -189,6 +211,7 @@ func runModel(t *testing.T, seed int64, dur time.Duration) {
 			if err == nil { // the job may be an unacknowledged put that made it
 				m.deleted[d.ID] = string(d.Wire())
 				delete(m.live, d.ID)
+				delete(m.held, d.ID)
 				m.acked++
 			}
 		}
