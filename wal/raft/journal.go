@@ -50,6 +50,7 @@ type Journal struct {
 
 	committed atomic.Uint64
 	err       atomic.Pointer[error]
+	counts    *proposed // shared with the Node; never nil
 	subsMu    sync.Mutex
 	subs      []func()
 	closeOnce sync.Once
@@ -61,9 +62,16 @@ type batch struct {
 	last uint64
 }
 
-func newJournal(r applier, maxBytes, maxInflight int, applyWait time.Duration) *Journal {
+// proposed counts what leaders of this node handed to raft: entries and
+// the records in them (their ratio is the group-commit factor).
+type proposed struct{ entries, records atomic.Uint64 }
+
+func newJournal(r applier, maxBytes, maxInflight int, applyWait time.Duration, counts *proposed) *Journal {
+	if counts == nil {
+		counts = new(proposed)
+	}
 	j := &Journal{
-		r: r, maxBytes: maxBytes, applyWait: applyWait,
+		r: r, maxBytes: maxBytes, applyWait: applyWait, counts: counts,
 		wake:        make(chan struct{}, 1),
 		inflight:    make(chan batch, maxInflight),
 		stop:        make(chan struct{}),
@@ -177,6 +185,8 @@ func (j *Journal) runBatcher() {
 				size += recordSizeHint(&recs[i])
 			}
 			f := j.r.Apply(encodeEntry(recs, size), j.applyWait)
+			j.counts.entries.Add(1)
+			j.counts.records.Add(uint64(len(recs)))
 			select {
 			case j.inflight <- batch{f: f, last: last}:
 			case <-j.stop:

@@ -99,7 +99,8 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 // hear of each advance.
 func TestJournalGroupCommit(t *testing.T) {
 	r := newFakeRaft(t, true)
-	j := newJournal(r, 1<<20, 1, time.Second)
+	counts := new(proposed)
+	j := newJournal(r, 1<<20, 1, time.Second, counts)
 	defer closeJournal(r, j)
 	var mu sync.Mutex
 	seen := 0
@@ -124,6 +125,8 @@ func TestJournalGroupCommit(t *testing.T) {
 	assert.Len(t, r.entries[1], 49)
 	assert.Equal(t, uint64(50), r.entries[1][48].ID)
 	r.mu.Unlock()
+	assert.Equal(t, uint64(2), counts.entries.Load())
+	assert.Equal(t, uint64(50), counts.records.Load())
 
 	c, err := j.Committed()
 	require.NoError(t, err)
@@ -141,7 +144,7 @@ func TestJournalGroupCommit(t *testing.T) {
 // reports the error, later appends are refused, commits stop.
 func TestJournalLeadershipLost(t *testing.T) {
 	r := newFakeRaft(t, false)
-	j := newJournal(r, 1<<20, 4, time.Second)
+	j := newJournal(r, 1<<20, 4, time.Second, nil)
 	defer closeJournal(r, j)
 	_, err := j.Append(putRec(1))
 	require.NoError(t, err)
@@ -166,7 +169,7 @@ func TestJournalLeadershipLost(t *testing.T) {
 func TestJournalMaxBytes(t *testing.T) {
 	r := newFakeRaft(t, true)
 	one := recordSizeHint(&jobs.Record{Tube: "default", Body: []byte("x\r\n")})
-	j := newJournal(r, 3*one, 8, time.Second)
+	j := newJournal(r, 3*one, 8, time.Second, nil)
 	defer closeJournal(r, j)
 	_, _ = j.Append(putRec(1))
 	<-r.entered
@@ -195,7 +198,7 @@ func TestJournalMaxBytes(t *testing.T) {
 // are the same.
 func TestJournalSharesBodies(t *testing.T) {
 	r := newFakeRaft(t, false)
-	j := newJournal(r, 1<<20, 4, time.Second)
+	j := newJournal(r, 1<<20, 4, time.Second, nil)
 	defer closeJournal(r, j)
 	rec := putRec(1)
 	_, err := j.Append(rec)

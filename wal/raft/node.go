@@ -28,6 +28,8 @@ type Node struct {
 	done    chan struct{}
 	looping bool // runLeadership started
 
+	proposed proposed
+
 	closeOnce sync.Once
 	closeErr  error
 
@@ -133,7 +135,7 @@ func (n *Node) startTerm() error {
 	if err := n.raft.Barrier(n.cfg.ApplyTimeout).Error(); err != nil {
 		return fmt.Errorf("barrier: %w", err)
 	}
-	j := newJournal(n.raft, n.cfg.MaxBatchBytes, n.cfg.MaxInflight, n.cfg.ApplyTimeout)
+	j := newJournal(n.raft, n.cfg.MaxBatchBytes, n.cfg.MaxInflight, n.cfg.ApplyTimeout, &n.proposed)
 	q := jobs.New(jobs.Config{Clock: n.cfg.Clock, Journal: j, Replicated: true})
 	if err := n.fsm.withState(func(s *state) error { return s.restoreInto(q) }); err != nil {
 		j.Close()

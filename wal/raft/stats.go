@@ -17,7 +17,11 @@ type ClusterStats struct {
 	CommitIndex       uint64
 	AppliedIndex      uint64
 	LastSnapshotIndex uint64
-	Peers             []PeerStats
+	// EntriesProposed and RecordsProposed count what this node handed to
+	// raft while leading: RecordsProposed/EntriesProposed is how many
+	// changes one raft round carried (group commit).
+	EntriesProposed, RecordsProposed uint64
+	Peers                            []PeerStats
 }
 
 // PeerStats is one server of the current raft configuration.
@@ -39,6 +43,9 @@ func (n *Node) Stats() ClusterStats {
 		Term:         r.CurrentTerm(),
 		CommitIndex:  r.CommitIndex(),
 		AppliedIndex: r.AppliedIndex(),
+
+		EntriesProposed: n.proposed.entries.Load(),
+		RecordsProposed: n.proposed.records.Load(),
 	}
 	st.LastSnapshotIndex, _ = strconv.ParseUint(r.Stats()["last_snapshot_index"], 10, 64)
 	if f := r.GetConfiguration(); f.Error() == nil {
@@ -61,6 +68,8 @@ func (s *ClusterStats) AppendYAML(dst []byte) []byte {
 	dst = appendKV(dst, "commit-index", strconv.FormatUint(s.CommitIndex, 10))
 	dst = appendKV(dst, "applied-index", strconv.FormatUint(s.AppliedIndex, 10))
 	dst = appendKV(dst, "last-snapshot-index", strconv.FormatUint(s.LastSnapshotIndex, 10))
+	dst = appendKV(dst, "entries-proposed", strconv.FormatUint(s.EntriesProposed, 10))
+	dst = appendKV(dst, "records-proposed", strconv.FormatUint(s.RecordsProposed, 10))
 	dst = append(dst, "peers:\n"...)
 	for _, p := range s.Peers {
 		dst = append(dst, "- id: "...)
@@ -76,7 +85,7 @@ func (s *ClusterStats) AppendYAML(dst []byte) []byte {
 
 // StandaloneYAML is the stats-cluster document of a server without raft.
 func StandaloneYAML(dst []byte) []byte {
-	return append(dst, "---\nid: \"\"\nstate: \"standalone\"\nleader: \"\"\nterm: 0\ncommit-index: 0\napplied-index: 0\nlast-snapshot-index: 0\npeers: []\n"...)
+	return append(dst, "---\nid: \"\"\nstate: \"standalone\"\nleader: \"\"\nterm: 0\ncommit-index: 0\napplied-index: 0\nlast-snapshot-index: 0\nentries-proposed: 0\nrecords-proposed: 0\npeers: []\n"...)
 }
 
 func appendKV(dst []byte, k, v string) []byte {
