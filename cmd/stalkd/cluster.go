@@ -90,7 +90,7 @@ func runCluster(o options, log zerolog.Logger) error {
 	}
 	signal.Ignore(syscall.SIGPIPE)
 	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
+	signal.Notify(sigs, syscall.SIGUSR1, syscall.SIGTERM, syscall.SIGINT)
 	defer signal.Stop(sigs)
 
 	ln, err := net.Listen("tcp", listenAddr(o))
@@ -122,6 +122,11 @@ func runCluster(o options, log zerolog.Logger) error {
 		Logger: log,
 	})
 	sig := <-sigs
+	for sig == syscall.SIGUSR1 {
+		ls.drain()
+		log.Info().Msg("drain mode: new jobs are refused from now on, while this node leads")
+		sig = <-sigs
+	}
 	log.Info().Stringer("signal", sig).Msg("stopping")
 	ctx, cancel := context.WithTimeout(context.Background(), stopTimeout)
 	defer cancel()
@@ -129,17 +134,34 @@ func runCluster(o options, log zerolog.Logger) error {
 	return node.Close()
 }
 
-// leaderServer runs the engine of this node's leadership terms.
+// leaderServer runs the engine of this node's leadership terms. Drain
+// mode (SIGUSR1) is this node's: it applies to the queues it leads, now
+// and later; send the signal to every node to drain the cluster.
 type leaderServer struct {
-	o    options
-	host string
-	log  zerolog.Logger
-	mu   sync.Mutex
-	srv  *engine.Server
+	o        options
+	host     string
+	log      zerolog.Logger
+	mu       sync.Mutex
+	srv      *engine.Server
+	q        *jobs.Queue
+	draining bool
+}
+
+// drain turns drain mode on for this node's queues.
+func (ls *leaderServer) drain() {
+	ls.mu.Lock()
+	ls.draining = true
+	if ls.q != nil {
+		ls.q.SetDraining(true)
+	}
+	ls.mu.Unlock()
 }
 
 // start serves q on host:0 and returns that address (raft's OnLeader).
 func (ls *leaderServer) start(q *jobs.Queue, subscribe func(func())) (string, error) {
+	ls.mu.Lock()
+	q.SetDraining(ls.draining)
+	ls.mu.Unlock()
 	srv, err := engine.Listen(context.Background(), engine.Config{
 		Addr:       net.JoinHostPort(ls.host, "0"),
 		MaxJobSize: maxJobSize(ls.o.maxJob),
@@ -157,7 +179,8 @@ func (ls *leaderServer) start(q *jobs.Queue, subscribe func(func())) (string, er
 		return "", err
 	}
 	ls.mu.Lock()
-	ls.srv = srv
+	ls.srv, ls.q = srv, q
+	q.SetDraining(ls.draining)
 	ls.mu.Unlock()
 	return srv.Addr().String(), nil
 }
@@ -166,7 +189,7 @@ func (ls *leaderServer) start(q *jobs.Queue, subscribe func(func())) (string, er
 func (ls *leaderServer) stop() {
 	ls.mu.Lock()
 	srv := ls.srv
-	ls.srv = nil
+	ls.srv, ls.q = nil, nil
 	ls.mu.Unlock()
 	if srv == nil {
 		return

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -231,4 +232,35 @@ func waitLeader(t *testing.T, procs []*clusterProc) int {
 	}
 	t.Fatalf("no leader within 60s")
 	return -1
+}
+
+// TestClusterOneNodeDrain: a cluster of one serves through its front, and
+// SIGUSR1 turns drain mode on for the queue it leads.
+func TestClusterOneNodeDrain(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a real process")
+	}
+	procs := startCluster(t, 1)
+	waitLeader(t, procs)
+	c, err := dialBeanstalk(procs[0].addr)
+	require.NoError(t, err)
+	defer c.close()
+	line, _, err := c.do("put 0 0 60 2\r\nhi\r\n")
+	require.NoError(t, err)
+	require.Equal(t, "INSERTED 1", line)
+	require.NoError(t, procs[0].cmd.Process.Signal(syscall.SIGUSR1))
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		line, _, err = c.do("put 0 0 60 2\r\nhi\r\n")
+		require.NoError(t, err)
+		if line == "DRAINING" || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	assert.Equal(t, "DRAINING", line)
+	line, body, err := c.do("peek 1\r\n")
+	require.NoError(t, err)
+	assert.Equal(t, "FOUND 1 2", line)
+	assert.Equal(t, "hi", string(body))
 }
