@@ -210,3 +210,24 @@ func (c *tcluster) image(i int) map[uint64]jobs.Record {
 	})
 	return out
 }
+
+// addNode makes a new node with empty stores, not started.
+func (c *tcluster) addNode() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	i := len(c.nodes)
+	c.nodes = append(c.nodes, &tnode{id: fmt.Sprintf("n%d", i), addr: hraft.ServerAddress(fmt.Sprintf("addr%d", i)),
+		store: hraft.NewInmemStore(), snaps: hraft.NewInmemSnapshotStore()})
+	return i
+}
+
+// wipe gives killed node i empty stores: it lost its disk.
+func (c *tcluster) wipe(i int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	tn := c.nodes[i]
+	if tn.n != nil {
+		c.t.Fatalf("wipe of a running node")
+	}
+	tn.store, tn.snaps = hraft.NewInmemStore(), hraft.NewInmemSnapshotStore()
+}

@@ -100,6 +100,51 @@ func TestClusterBasics(t *testing.T) {
 	})
 }
 
+// TestClusterMembership: a fourth node is added and catches up (from a
+// snapshot); a follower that lost its disk is removed, restarted empty and
+// added back, and catches up; only the leader changes membership.
+func TestClusterMembership(t *testing.T) {
+	c := newCluster(t, 3)
+	li, q := c.leader()
+	s := q.NewSession(nil)
+	var last uint64
+	for k := 0; k < 300; k++ { // past the snapshot threshold: joiners need a snapshot
+		id, seq, err := s.Put(jobs.PutRequest{TTR: time.Minute, Body: []byte(fmt.Sprintf("m%d\r\n", k))})
+		require.NoError(t, err)
+		require.NoError(t, waitCommitted(t, q, seq))
+		last = id
+	}
+	ln := c.node(li)
+	fi := (li + 1) % 3
+	assert.ErrorIs(t, c.node(fi).AddVoter("x", "y"), ErrNotLeader)
+
+	waitFor(t, "a snapshot on the leader", func() bool { return ln.Stats().LastSnapshotIndex > 0 })
+	ni := c.addNode()
+	c.start(ni, nil)
+	require.NoError(t, ln.AddVoter(c.nodes[ni].id, string(c.nodes[ni].addr)))
+	waitFor(t, "the new node to catch up", func() bool { return sameImage(c.image(li), c.image(ni)) })
+	assert.Len(t, ln.Stats().Peers, 4)
+	assert.Equal(t, "m299\r\n", string(c.image(ni)[last].Body))
+	assert.Positive(t, c.node(ni).Stats().LastSnapshotIndex, "caught up from an installed snapshot")
+
+	// A follower loses its disk: out, wiped, back in.
+	require.NoError(t, ln.RemoveServer(c.nodes[fi].id))
+	assert.Len(t, ln.Stats().Peers, 3)
+	c.kill(fi)
+	c.wipe(fi)
+	c.start(fi, nil)
+	require.Empty(t, c.image(fi))
+	require.NoError(t, ln.AddVoter(c.nodes[fi].id, string(c.nodes[fi].addr)))
+	id, seq, err := s.Put(jobs.PutRequest{TTR: time.Minute, Body: []byte("after\r\n")})
+	require.NoError(t, err)
+	require.NoError(t, waitCommitted(t, q, seq))
+	waitFor(t, "the wiped node to catch up", func() bool {
+		img := c.image(fi)
+		return string(img[id].Body) == "after\r\n" && sameImage(c.image(li), img)
+	})
+	assert.Len(t, ln.Stats().Peers, 4)
+}
+
 // TestClusterModel drives puts, deletes and reserve+deletes through
 // whichever node leads while another goroutine kills and restarts the
 // leader, kills followers and isolates the leader; afterwards every node's
