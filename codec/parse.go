@@ -9,17 +9,17 @@ import (
 type argForm uint8
 
 const (
-	argNone    argForm = iota // nothing may follow the prefix
-	argAny                    // anything may follow (quit)
-	argID                     // one u64 that ends the line
-	argPut                    // pri delay ttr bytes
-	argTimeout                // reserve-with-timeout (1.13 rules)
-	argRelease                // id pri delay
-	argBury                   // id pri
-	argKick                   // C strtoul
-	argName                   // the whole rest is a tube name
-	argPause                  // name run, then delay
-	argListJobs               // name state offset count
+	argNone     argForm = iota // nothing may follow the prefix
+	argAny                     // anything may follow (quit)
+	argID                      // one u64 that ends the line
+	argPut                     // pri delay ttr bytes
+	argTimeout                 // reserve-with-timeout (1.13 rules)
+	argRelease                 // id pri delay
+	argBury                    // id pri
+	argKick                    // C strtoul
+	argName                    // the whole rest is a tube name
+	argPause                   // name run, then delay
+	argListJobs                // name state offset count
 )
 
 type verb struct {
