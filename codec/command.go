@@ -34,16 +34,17 @@ type Command struct {
 	// OpPutHeader.
 	Matched Op
 
-	ID      uint64 // peek, reserve-job, delete, release, bury, kick-job, touch, stats-job
+	ID      uint64 // peek, reserve-job, delete, release, bury, kick-job, touch, stats-job; list-jobs' offset
 	Pri     uint32 // put, release, bury
 	Delay   uint32 // seconds: put, release, pause-tube
 	TTR     uint32 // seconds: put (raw value; the queue raises 0 to 1)
 	Size    uint32 // put: announced body size (also repeated on the OpPut event)
 	TooBig  bool   // OpPutHeader: Size > max job size; see Decoder
-	Count   uint32 // kick: the bound, after C strtoul semantics and truncation to 32 bits
+	Count   uint32 // kick: the bound, after C strtoul semantics and truncation to 32 bits; list-jobs
 	Timeout int32  // reserve-with-timeout: seconds (0..MaxInt32); negative: wait forever
+	State   int8   // list-jobs: the state, an index into ListStates (ID is the offset)
 
-	// Name is the tube name (use, watch, ignore, stats-tube, pause-tube). It is a VIEW into the
+	// Name is the tube name (use, watch, ignore, stats-tube, pause-tube, clear-tube, list-jobs). It is a VIEW into the
 	// slice passed to Decode, valid only until the caller discards or overwrites those input
 	// bytes: copy it (string(cmd.Name)) before that if it must outlive them.
 	Name []byte

@@ -42,6 +42,21 @@ func AppendBuriedID(dst []byte, id uint64) []byte { return appendWordNum(dst, "B
 // AppendWatching appends "WATCHING <n>\r\n".
 func AppendWatching(dst []byte, n int) []byte { return appendWordNum(dst, "WATCHING ", uint64(n)) }
 
+// AppendCleared appends "CLEARED <n>\r\n", the reply to clear-tube.
+func AppendCleared(dst []byte, n int) []byte { return appendWordNum(dst, "CLEARED ", uint64(n)) }
+
+// AppendIDList appends the YAML document for a list of job ids (list-jobs): "---\n" then
+// "- <id>\n" per id, shaped like list-tubes' document.
+func AppendIDList(dst []byte, ids []uint64) []byte {
+	dst = append(dst, "---\n"...)
+	for _, id := range ids {
+		dst = append(dst, "- "...)
+		dst = strconv.AppendUint(dst, id, 10)
+		dst = append(dst, '\n')
+	}
+	return dst
+}
+
 // AppendKickedN appends "KICKED <n>\r\n", the reply to kick.
 func AppendKickedN(dst []byte, n int) []byte { return appendWordNum(dst, "KICKED ", uint64(n)) }
 

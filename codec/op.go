@@ -35,8 +35,14 @@ const (
 	OpListTubes
 	OpQuit
 	OpPauseTube
-	opCount // number of ops; keep last
+	OpClearTube // stalkd's own: clear-tube <tube>
+	OpListJobs  // stalkd's own: list-jobs <tube> <state> <offset> <count>
+	opCount     // number of ops; keep last
 )
+
+// NumOps is the number of ops, OpNone included: every Op is below it. Tables indexed by Op
+// are sized by it, so that a new op cannot be left out of them silently.
+const NumOps = int(opCount)
 
 // unknownName is what the reference's verbose log prints for a line that matches no command.
 const unknownName = "<unknown>"
@@ -71,6 +77,8 @@ var opPrefix = [opCount]string{
 	OpListTubes:          "list-tubes",
 	OpQuit:               "quit",
 	OpPauseTube:          "pause-tube",
+	OpClearTube:          "clear-tube ",
+	OpListJobs:           "list-jobs ",
 }
 
 // opName is opPrefix without the trailing space.

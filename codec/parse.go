@@ -9,16 +9,17 @@ import (
 type argForm uint8
 
 const (
-	argNone    argForm = iota // nothing may follow the prefix
-	argAny                    // anything may follow (quit)
-	argID                     // one u64 that ends the line
-	argPut                    // pri delay ttr bytes
-	argTimeout                // reserve-with-timeout (1.13 rules)
-	argRelease                // id pri delay
-	argBury                   // id pri
-	argKick                   // C strtoul
-	argName                   // the whole rest is a tube name
-	argPause                  // name run, then delay
+	argNone     argForm = iota // nothing may follow the prefix
+	argAny                     // anything may follow (quit)
+	argID                      // one u64 that ends the line
+	argPut                     // pri delay ttr bytes
+	argTimeout                 // reserve-with-timeout (1.13 rules)
+	argRelease                 // id pri delay
+	argBury                    // id pri
+	argKick                    // C strtoul
+	argName                    // the whole rest is a tube name
+	argPause                   // name run, then delay
+	argListJobs                // name state offset count
 )
 
 type verb struct {
@@ -55,6 +56,9 @@ var verbs = [...]verb{
 	{"list-tubes", OpListTubes, argNone},
 	{"quit", OpQuit, argAny},
 	{"pause-tube", OpPauseTube, argPause},
+	// stalkd's own commands; the reference answers UNKNOWN_COMMAND.
+	{"clear-tube ", OpClearTube, argName},
+	{"list-jobs ", OpListJobs, argListJobs},
 }
 
 // byFirst groups verbs by first byte, keeping their order, so matching tries only the few
@@ -143,6 +147,8 @@ func parseArgs(c *Command, form argForm, args []byte, maxJob uint32) bool {
 		return parsePause(c, args)
 	case argPut:
 		return parsePut(c, args, maxJob)
+	case argListJobs:
+		return parseListJobs(c, args)
 	}
 	return false
 }
@@ -232,6 +238,47 @@ func parsePause(c *Command, args []byte) bool {
 	if j-i > MaxTubeName || args[i] == '-' {
 		c.Err = errBadFormat
 	}
+	return true
+}
+
+// ListStates are the job states list-jobs takes, by name.
+var ListStates = [...]string{"ready", "delayed", "buried", "reserved"}
+
+// MaxListJobs is the most ids one list-jobs answers with; a larger count is
+// lowered to it (page with the offset).
+const MaxListJobs = 1000
+
+// parseListJobs reads "tube state offset count": a valid tube name, one space, one of
+// ListStates, then two numbers of at most 32 bits, nothing after them. c.Name is the tube,
+// c.State the state's index in ListStates, c.ID the offset and c.Count the count (at most
+// MaxListJobs).
+func parseListJobs(c *Command, args []byte) bool {
+	name, rest, ok := bytes.Cut(args, []byte(" "))
+	if !ok || !validName(name) {
+		return false
+	}
+	word, rest, ok := bytes.Cut(rest, []byte(" "))
+	if !ok {
+		return false
+	}
+	c.State = -1
+	for i, s := range ListStates {
+		if string(word) == s {
+			c.State = int8(i)
+		}
+	}
+	if c.State < 0 {
+		return false
+	}
+	offset, rest, ok := readUint(rest, math.MaxUint32)
+	if !ok {
+		return false
+	}
+	count, ok := readLast(rest, math.MaxUint32)
+	if !ok {
+		return false
+	}
+	c.Name, c.ID, c.Count = name, offset, uint32(min(count, MaxListJobs))
 	return true
 }
 

@@ -34,6 +34,7 @@ type conn struct {
 	held    heldReplies // replies waiting behind a journal commit
 	scratch []byte      // a YAML document before it is framed
 	names   []string    // tube names for the list replies
+	ids     []uint64    // job ids for list-jobs
 
 	putID    uint64 // the id spent by the put line whose body is awaited
 	waiting  bool   // a reserve is pending: later commands are held back

@@ -82,6 +82,23 @@ func (cn *conn) execJobOp(cmd *codec.Command) {
 	case codec.OpPauseTube:
 		seq, err := cn.srv.queue.PauseTubeSeq(cmd.Name, seconds(cmd.Delay))
 		cn.word(seq, err, codec.Paused)
+	case codec.OpClearTube:
+		n, seq, err := cn.srv.queue.ClearTube(cmd.Name)
+		if err != nil {
+			cn.fail(err)
+			return
+		}
+		mark := len(cn.out)
+		cn.out = codec.AppendCleared(cn.out, n)
+		cn.done(mark, seq, codec.InternalError)
+	case codec.OpListJobs:
+		ids, err := cn.srv.queue.ListJobs(cmd.Name, listStates[cmd.State], int(cmd.ID), int(cmd.Count), cn.ids[:0])
+		cn.ids = ids[:0]
+		if err != nil {
+			cn.fail(err)
+			return
+		}
+		cn.okDoc(codec.AppendIDList(cn.scratch[:0], ids))
 	default:
 		cn.execTubeOp(cmd)
 	}
@@ -262,6 +279,10 @@ func (cn *conn) done(mark int, seq uint64, fail string) {
 }
 
 // seconds converts a protocol duration (u32 seconds) to a Duration.
+// listStates maps list-jobs' state (an index into codec.ListStates) to the
+// queue's.
+var listStates = [len(codec.ListStates)]jobs.State{jobs.Ready, jobs.Delayed, jobs.Buried, jobs.Reserved}
+
 func seconds(s uint32) time.Duration { return time.Duration(s) * time.Second }
 
 // reserveTimeout turns reserve-with-timeout's seconds into the queue's

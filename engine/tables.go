@@ -15,7 +15,7 @@ const notCounted = jobs.NumCmds
 
 // cmdOf maps a decoded op to the counter the reference bumps for it. The two
 // halves of a put count once, on the line (OpPutHeader); quit is not counted.
-var cmdOf = [codec.OpPauseTube + 1]jobs.Cmd{
+var cmdOf = [codec.NumOps]jobs.Cmd{
 	codec.OpNone:               notCounted,
 	codec.OpPutHeader:          jobs.CmdPut,
 	codec.OpPut:                notCounted,
@@ -43,6 +43,8 @@ var cmdOf = [codec.OpPauseTube + 1]jobs.Cmd{
 	codec.OpListTubes:          jobs.CmdListTubes,
 	codec.OpQuit:               notCounted,
 	codec.OpPauseTube:          jobs.CmdPauseTube,
+	codec.OpClearTube:          jobs.CmdClearTube,
+	codec.OpListJobs:           jobs.CmdListJobs,
 }
 
 // counterOf returns the counter of op and whether it has one.

@@ -28,8 +28,9 @@ func (s State) String() string {
 }
 
 // Cmd names a protocol command for the command counters of Stats. The order
-// is the order of the cmd-* keys in the stats document; the last two are
-// counted but, as in the reference, never reported.
+// is the order of the cmd-* keys in the stats document; the ones after
+// CmdPauseTube are counted but never reported (reserve-job and kick-job, as
+// in the reference; clear-tube and list-jobs, which the reference lacks).
 type Cmd uint8
 
 const (
@@ -57,6 +58,8 @@ const (
 	CmdPauseTube
 	CmdReserveJob
 	CmdKickJob
+	CmdClearTube
+	CmdListJobs
 	NumCmds
 )
 
