@@ -35,9 +35,10 @@ const (
 	OpListTubes
 	OpQuit
 	OpPauseTube
-	OpClearTube // stalkd's own: clear-tube <tube>
-	OpListJobs  // stalkd's own: list-jobs <tube> <state> <offset> <count>
-	opCount     // number of ops; keep last
+	OpClearTube    // stalkd's own: clear-tube <tube>
+	OpListJobs     // stalkd's own: list-jobs <tube> <state> <offset> <count>
+	OpStatsCluster // stalkd's own: stats-cluster
+	opCount        // number of ops; keep last
 )
 
 // NumOps is the number of ops, OpNone included: every Op is below it. Tables indexed by Op
@@ -79,6 +80,7 @@ var opPrefix = [opCount]string{
 	OpPauseTube:          "pause-tube",
 	OpClearTube:          "clear-tube ",
 	OpListJobs:           "list-jobs ",
+	OpStatsCluster:       "stats-cluster",
 }
 
 // opName is opPrefix without the trailing space.

@@ -47,6 +47,7 @@ var verbs = [...]verb{
 	{"touch ", OpTouch, argID},
 	{"stats-job ", OpStatsJob, argID},
 	{"stats-tube ", OpStatsTube, argName},
+	{"stats-cluster", OpStatsCluster, argNone}, // stalkd's own; before "stats"
 	{"stats", OpStats, argNone},
 	{"use ", OpUse, argName},
 	{"watch ", OpWatch, argName},

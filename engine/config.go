@@ -69,6 +69,10 @@ type Config struct {
 	// BinlogStats, if set, supplies the binlog-* fields of the stats
 	// document. It is called from event loops, concurrently.
 	BinlogStats func() BinlogStats
+	// ClusterStats, if set, supplies the stats-cluster document of a
+	// cluster member (cluster_stats.go); nil answers "standalone". Called
+	// from event loops, concurrently: it must not wait.
+	ClusterStats func() ClusterInfo
 	// Subscribe, if set, registers a function to be called (from any
 	// goroutine) each time the journal commits; the Server uses it to send
 	// replies that wait for a commit. Without it such replies are polled on

@@ -133,6 +133,13 @@ func (cn *conn) execTubeOp(cmd *codec.Command) {
 		cn.okDoc(codec.AppendYAMLList(cn.scratch[:0], cn.names))
 		clear(cn.names)
 		return
+	case codec.OpStatsCluster:
+		info := ClusterInfo{State: "standalone"}
+		if cn.srv.cfg.ClusterStats != nil {
+			info = cn.srv.cfg.ClusterStats()
+		}
+		cn.okDoc(appendClusterStats(cn.scratch[:0], &info))
+		return
 	case codec.OpStats:
 		st := q.Stats()
 		cn.okDoc(cn.srv.appendStats(cn.scratch[:0], &st))

@@ -45,6 +45,7 @@ var cmdOf = [codec.NumOps]jobs.Cmd{
 	codec.OpPauseTube:          jobs.CmdPauseTube,
 	codec.OpClearTube:          jobs.CmdClearTube,
 	codec.OpListJobs:           jobs.CmdListJobs,
+	codec.OpStatsCluster:       jobs.CmdStatsCluster,
 }
 
 // counterOf returns the counter of op and whether it has one.

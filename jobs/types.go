@@ -60,6 +60,7 @@ const (
 	CmdKickJob
 	CmdClearTube
 	CmdListJobs
+	CmdStatsCluster
 	NumCmds
 )
 

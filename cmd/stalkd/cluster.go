@@ -8,6 +8,7 @@ import (
 	"os/signal"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/rs/zerolog"
@@ -113,6 +114,7 @@ func runCluster(o options, log zerolog.Logger) error {
 		_ = ln.Close()
 		return &exitError{exitWALDir, err}
 	}
+	ls.node.Store(node)
 	front := engine.StartFront(engine.FrontConfig{
 		Listener: ln,
 		Leader: func(ctx context.Context) (string, error) {
@@ -145,6 +147,26 @@ type leaderServer struct {
 	srv      *engine.Server
 	q        *jobs.Queue
 	draining bool
+	node     atomic.Pointer[raft.Node] // set once Open returns
+}
+
+// clusterInfo is stats-cluster's document: this node's view (a client of
+// a follower is carried here, so it is the leader's view).
+func (ls *leaderServer) clusterInfo() engine.ClusterInfo {
+	n := ls.node.Load()
+	if n == nil {
+		return engine.ClusterInfo{ID: ls.o.cluster.ID, State: "starting"}
+	}
+	st := n.Stats()
+	info := engine.ClusterInfo{
+		ID: st.ID, State: st.State, Leader: st.Leader, LeaderAddr: st.LeaderAddr, Term: st.Term,
+		CommitIndex: st.CommitIndex, AppliedIndex: st.AppliedIndex, LastSnapshotIndex: st.LastSnapshotIndex,
+		EntriesProposed: st.EntriesProposed, RecordsProposed: st.RecordsProposed,
+	}
+	for _, p := range st.Peers {
+		info.Peers = append(info.Peers, engine.ClusterPeer{ID: p.ID, Addr: p.Addr, Voter: p.Voter})
+	}
+	return info
 }
 
 // drain turns drain mode on for this node's queues.
@@ -168,6 +190,8 @@ func (ls *leaderServer) start(q *jobs.Queue, subscribe func(func())) (string, er
 		Logger:     ls.log,
 		Verbose:    ls.o.verbose,
 		MaxConns:   raiseFileLimit(ls.log),
+
+		ClusterStats: ls.clusterInfo,
 	})
 	if err == nil {
 		err = srv.Serve(engine.Backend{Queue: q, Subscribe: subscribe})

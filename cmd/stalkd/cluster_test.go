@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -87,6 +88,12 @@ func TestClusterProcesses(t *testing.T) {
 	for i := range procs {
 		tr.verify(t, procs[i].addr, kills)
 	}
+	// stats-cluster through a follower: carried to the leader, its view.
+	doc := statsClusterDoc(t, procs[(leader+1)%3].addr)
+	assert.Contains(t, doc, "\nstate: leader\n")
+	assert.Contains(t, doc, "\nleader: "+procs[leader].id+"\n")
+	assert.Equal(t, 3, strings.Count(doc, "\n- id: "), doc)
+	assert.Contains(t, doc, "\n  voter: true\n")
 	puts, deletes := tr.counts()
 	slices.Sort(failovers)
 	t.Logf("%d leader kills: %d acknowledged puts, %d acknowledged deletes, all accounted for on every node; "+
@@ -263,4 +270,19 @@ func TestClusterOneNodeDrain(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "FOUND 1 2", line)
 	assert.Equal(t, "hi", string(body))
+}
+
+// statsClusterDoc returns the stats-cluster document served at addr.
+func statsClusterDoc(t *testing.T, addr string) string {
+	c, err := dialBeanstalk(addr)
+	require.NoError(t, err)
+	defer c.close()
+	line, _, err := c.do("stats-cluster\r\n")
+	require.NoError(t, err)
+	n, err := strconv.Atoi(strings.TrimPrefix(line, "OK "))
+	require.NoError(t, err, line)
+	doc := make([]byte, n+2)
+	_, err = io.ReadFull(c.r, doc)
+	require.NoError(t, err)
+	return string(doc[:n])
 }

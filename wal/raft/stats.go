@@ -7,7 +7,8 @@ import (
 	hraft "github.com/hashicorp/raft"
 )
 
-// ClusterStats is what stats-cluster and the admin API report.
+// ClusterStats is the node's view of the cluster: what stats-cluster and
+// the admin API report (package engine formats it).
 type ClusterStats struct {
 	ID                string
 	State             string // leader, follower, candidate or shutdown
@@ -54,43 +55,4 @@ func (n *Node) Stats() ClusterStats {
 		}
 	}
 	return st
-}
-
-// AppendYAML appends the stats-cluster document (the body after
-// "OK <bytes>\r\n") to dst, in the style of the stats commands.
-func (s *ClusterStats) AppendYAML(dst []byte) []byte {
-	dst = append(dst, "---\n"...)
-	dst = appendKV(dst, "id", strconv.Quote(s.ID))
-	dst = appendKV(dst, "state", strconv.Quote(s.State))
-	dst = appendKV(dst, "leader", strconv.Quote(s.Leader))
-	dst = appendKV(dst, "leader-addr", strconv.Quote(s.LeaderAddr))
-	dst = appendKV(dst, "term", strconv.FormatUint(s.Term, 10))
-	dst = appendKV(dst, "commit-index", strconv.FormatUint(s.CommitIndex, 10))
-	dst = appendKV(dst, "applied-index", strconv.FormatUint(s.AppliedIndex, 10))
-	dst = appendKV(dst, "last-snapshot-index", strconv.FormatUint(s.LastSnapshotIndex, 10))
-	dst = appendKV(dst, "entries-proposed", strconv.FormatUint(s.EntriesProposed, 10))
-	dst = appendKV(dst, "records-proposed", strconv.FormatUint(s.RecordsProposed, 10))
-	dst = append(dst, "peers:\n"...)
-	for _, p := range s.Peers {
-		dst = append(dst, "- id: "...)
-		dst = strconv.AppendQuote(dst, p.ID)
-		dst = append(dst, "\n  addr: "...)
-		dst = strconv.AppendQuote(dst, p.Addr)
-		dst = append(dst, "\n  voter: "...)
-		dst = strconv.AppendBool(dst, p.Voter)
-		dst = append(dst, '\n')
-	}
-	return dst
-}
-
-// StandaloneYAML is the stats-cluster document of a server without raft.
-func StandaloneYAML(dst []byte) []byte {
-	return append(dst, "---\nid: \"\"\nstate: \"standalone\"\nleader: \"\"\nterm: 0\ncommit-index: 0\napplied-index: 0\nlast-snapshot-index: 0\nentries-proposed: 0\nrecords-proposed: 0\npeers: []\n"...)
-}
-
-func appendKV(dst []byte, k, v string) []byte {
-	dst = append(dst, k...)
-	dst = append(dst, ": "...)
-	dst = append(dst, v...)
-	return append(dst, '\n')
 }

@@ -1,0 +1,90 @@
+package engine
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"net"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// statsCluster sends stats-cluster to addr and returns the document.
+func statsCluster(t *testing.T, addr string) string {
+	c, err := net.Dial("tcp", addr)
+	require.NoError(t, err)
+	defer c.Close()
+	require.NoError(t, c.SetDeadline(time.Now().Add(20*time.Second)))
+	_, err = io.WriteString(c, "stats-cluster\r\n")
+	require.NoError(t, err)
+	r := bufio.NewReader(c)
+	line, err := r.ReadString('\n')
+	require.NoError(t, err)
+	require.True(t, strings.HasPrefix(line, "OK "), line)
+	n, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(line, "OK "), "\r\n"))
+	require.NoError(t, err)
+	doc := make([]byte, n+2)
+	_, err = io.ReadFull(r, doc)
+	require.NoError(t, err)
+	require.Equal(t, "\r\n", string(doc[n:]))
+	return string(doc[:n])
+}
+
+// TestStatsClusterStandalone: a single node answers state standalone.
+func TestStatsClusterStandalone(t *testing.T) {
+	srv := startLeader(t)
+	assert.Equal(t, `---
+id: ""
+state: standalone
+leader: ""
+leader-addr: ""
+term: 0
+commit-index: 0
+applied-index: 0
+last-snapshot-index: 0
+entries-proposed: 0
+records-proposed: 0
+peers: []
+`, statsCluster(t, srv.Addr().String()))
+}
+
+// TestStatsClusterMember: a cluster member's document, as the hook gives it.
+func TestStatsClusterMember(t *testing.T) {
+	var calls atomic.Int32
+	srv, err := Start(context.Background(), Config{Addr: "127.0.0.1:0", Logger: zerolog.New(zerolog.NewTestWriter(t)),
+		ClusterStats: func() ClusterInfo {
+			calls.Add(1)
+			return ClusterInfo{ID: "n1", State: "leader", Leader: "n1", LeaderAddr: "10.0.0.1:11310", Term: 3,
+				CommitIndex: 40, AppliedIndex: 39, LastSnapshotIndex: 16, EntriesProposed: 5, RecordsProposed: 120,
+				Peers: []ClusterPeer{{ID: "n1", Addr: "10.0.0.1:11310", Voter: true}, {ID: "n2", Addr: "10.0.0.2:11310"}}}
+		}})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = srv.Stop(context.Background()) })
+	assert.Equal(t, `---
+id: n1
+state: leader
+leader: n1
+leader-addr: "10.0.0.1:11310"
+term: 3
+commit-index: 40
+applied-index: 39
+last-snapshot-index: 16
+entries-proposed: 5
+records-proposed: 120
+peers:
+- id: n1
+  addr: "10.0.0.1:11310"
+  voter: true
+- id: n2
+  addr: "10.0.0.2:11310"
+  voter: false
+`, statsCluster(t, srv.Addr().String()))
+	assert.Equal(t, int32(1), calls.Load(), "the hook is asked once per command")
+}
