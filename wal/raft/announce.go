@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 )
 
@@ -58,6 +59,7 @@ func (n *Node) announce(addr string) error {
 	n.mu.Lock()
 	n.localAddr = addr
 	n.mu.Unlock()
+	n.leaderSig.fire()
 	f := n.raft.Apply(encodeAnnounce(n.raft.CurrentTerm(), n.cfg.ID, addr), n.cfg.ApplyTimeout)
 	if err := f.Error(); err != nil {
 		return fmt.Errorf("raft: announce: %w", err)
@@ -68,8 +70,13 @@ func (n *Node) announce(addr string) error {
 // LeaderAddr returns the client address of the current leader, waiting
 // until one is known or ctx ends (then ErrNoLeader). local is true when
 // this node leads.
+//
+// Waiters sleep until an announcement is applied or this node's term
+// starts or ends (with a slow poll as a safety net), so that thousands of
+// clients reconnecting during a failover do not spin.
 func (n *Node) LeaderAddr(ctx context.Context) (addr string, local bool, err error) {
 	for {
+		changed := n.leaderSig.wait() // before the check: no wake-up is missed
 		if a, l, ok := n.leaderAddr(); ok {
 			return a, l, nil
 		}
@@ -78,9 +85,35 @@ func (n *Node) LeaderAddr(ctx context.Context) (addr string, local bool, err err
 			return "", false, ErrNoLeader
 		case <-n.stop:
 			return "", false, ErrNoLeader
-		case <-time.After(10 * time.Millisecond):
+		case <-changed:
+		case <-time.After(100 * time.Millisecond):
 		}
 	}
+}
+
+// signal wakes every goroutine waiting on it: wait returns a channel that
+// fire closes.
+type signal struct {
+	mu sync.Mutex
+	ch chan struct{}
+}
+
+func (s *signal) wait() <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ch == nil {
+		s.ch = make(chan struct{})
+	}
+	return s.ch
+}
+
+func (s *signal) fire() {
+	s.mu.Lock()
+	if s.ch != nil {
+		close(s.ch)
+		s.ch = nil
+	}
+	s.mu.Unlock()
 }
 
 func (n *Node) leaderAddr() (string, bool, bool) {

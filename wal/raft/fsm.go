@@ -20,7 +20,8 @@ import (
 // goroutine, one at a time; mu guards the state against Node (building a
 // leader's queue) and Persist's readers of counters.
 type fsm struct {
-	log zerolog.Logger
+	log        zerolog.Logger
+	onAnnounce func() // called after an announcement is applied, under mu; must not block
 
 	src atomic.Pointer[Journal] // the leader's journal, for takeBody; nil on followers
 
@@ -44,6 +45,9 @@ func (f *fsm) Apply(l *hraft.Log) interface{} {
 		id, a, err := decodeAnnounce(l.Data)
 		if err == nil {
 			f.st.announced[id] = a
+			if f.onAnnounce != nil {
+				f.onAnnounce() // a signal's fire: its own leaf lock only
+			}
 		}
 		return err
 	}

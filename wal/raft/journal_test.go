@@ -217,3 +217,21 @@ func TestJournalSharesBodies(t *testing.T) {
 	require.NoError(t, err)
 	assert.Nil(t, j.takeBody(4, []byte("other\r\n")), "different bytes: copy")
 }
+
+// TestSignal: every waiter taken before a fire is woken by it; a wait taken
+// after gets a fresh channel.
+func TestSignal(t *testing.T) {
+	var s signal
+	a, b := s.wait(), s.wait()
+	s.fire()
+	<-a
+	<-b
+	c := s.wait()
+	select {
+	case <-c:
+		t.Fatal("a wait after the fire is not woken by it")
+	default:
+	}
+	s.fire()
+	<-c
+}

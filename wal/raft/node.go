@@ -33,6 +33,8 @@ type Node struct {
 	closeOnce sync.Once
 	closeErr  error
 
+	leaderSig signal // fired when where the leader serves may have changed
+
 	mu        sync.Mutex
 	term      *leaderTerm // nil unless leading
 	localAddr string      // announced client address of this term
@@ -55,6 +57,7 @@ func Open(c Config) (*Node, error) {
 	}
 	n := &Node{cfg: cfg, log: cfg.Logger, stop: make(chan struct{}), done: make(chan struct{})}
 	n.fsm = newFSM(n.log)
+	n.fsm.onAnnounce = n.leaderSig.fire
 	if err := n.openStores(); err != nil {
 		n.closeStores()
 		return nil, err
@@ -176,6 +179,7 @@ func (n *Node) endTerm() {
 	n.mu.Lock()
 	n.localAddr = ""
 	n.mu.Unlock()
+	n.leaderSig.fire()
 	n.fsm.src.Store(nil)
 	t.j.Close()
 	t.cancel()
