@@ -89,6 +89,7 @@ func runCluster(o options, log zerolog.Logger) error {
 	if fi, err := os.Stat(o.journal.Dir); err != nil || !fi.IsDir() {
 		return &exitError{exitWALDir, fmt.Errorf("-b %s: not a directory", o.journal.Dir)}
 	}
+	warnSingleNodeLog(o.journal.Dir, log)
 	signal.Ignore(syscall.SIGPIPE)
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGUSR1, syscall.SIGTERM, syscall.SIGINT)
@@ -222,5 +223,22 @@ func (ls *leaderServer) stop() {
 	defer cancel()
 	if err := srv.Stop(ctx); err != nil {
 		ls.log.Warn().Err(err).Msg("leader engine stopped before every reply was written")
+	}
+}
+
+// warnSingleNodeLog warns when DIR holds anything besides the cluster's
+// raft directory: a single-node server's log, whose jobs a cluster member
+// does not read.
+func warnSingleNodeLog(dir string, log zerolog.Logger) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if e.Name() != "raft" {
+			log.Warn().Str("component", "cluster").Str("dir", dir).Str("file", e.Name()).
+				Msg("-b holds files of a single-node server; their jobs are not part of the cluster")
+			return
+		}
 	}
 }
