@@ -36,8 +36,20 @@
 // waiting for a commit are discarded: Committed reports ErrLeadershipLost,
 // and such a change may or may not have been committed (as when a single
 // server dies between write and reply). Building the queue costs O(jobs)
-// at promotion; keeping a live queue on followers would make promotion
-// instant, at the price of a second apply path - left for later.
+// at promotion (BenchmarkPromote: about 100 ms per 100k jobs on the
+// development box, a third of it sorting); keeping a live queue on
+// followers would make promotion instant, at the price of a second apply
+// path - left for later. A snapshot holds the FSM while it copies the job
+// table (BenchmarkSnapshotCopy: about 4 ms per 100k jobs); the records
+// themselves are immutable and written out off the FSM goroutine.
+//
+// # Membership and stats
+//
+// AddVoter and RemoveServer change the voter set on the leader (a node
+// that lost its disk: remove it, start it empty without peers, add it
+// back; it catches up from a snapshot). Stats is the node's view: state,
+// leader, term, indexes, entries and records proposed (their ratio is the
+// group-commit factor) and the peers; the stats-cluster command shows it.
 //
 // # Time is the leader's
 //
