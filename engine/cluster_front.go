@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"errors"
-	"io"
 	"net"
 	"sync"
 	"time"
@@ -20,24 +19,28 @@ type FrontConfig struct {
 	// Leader returns the address of the server that carries out commands
 	// (the leader's), waiting while there is none until ctx ends.
 	Leader func(ctx context.Context) (string, error)
-	// Wait bounds how long a new connection waits for a leader, and how
-	// long dialing it may take (default 10 s).
-	Wait   time.Duration
-	Logger zerolog.Logger
+	// Wait bounds how long a connection waits for a leader, and how long
+	// dialing it may take (default 10 s).
+	Wait time.Duration
+	// MaxJobSize must be the engine's Config.MaxJobSize (-z), with the same
+	// meaning: the front frames commands as the engine does.
+	MaxJobSize uint32
+	Logger     zerolog.Logger
 }
 
-// Front serves a cluster node's client port: each connection is carried
-// byte for byte to the server of the current leader, so a client of any
-// node gets the replies the leader sends, the same bytes a single node
-// sends. When the leader's side closes (it died, or lost leadership), the
-// client's connection closes too, as when a single server restarts; its
-// reserved jobs stay reserved until their TTR (see wal/raft) and it may
-// reconnect at once. Commands that arrive while there is no leader wait,
-// up to Wait; then each is answered INTERNAL_ERROR (see refuse) and the
+// Front serves a cluster node's client port: each connection's commands
+// are carried to the engine of the current leader and its replies carried
+// back, so a client of any node gets the replies the leader sends, the
+// same bytes a single node sends. When the leader changes, the connection
+// is carried to the next one (cluster_carry.go): commands in flight are
+// answered INTERNAL_ERROR, the client's use and watch list are replayed,
+// and it goes on. Commands that arrive while there is no leader wait, up
+// to Wait; then each is answered INTERNAL_ERROR (see refuse) and the
 // connection is closed once the client has been quiet a moment.
 //
-// Concurrency: one goroutine accepts, two per connection copy; Stop is safe
-// to call from any goroutine.
+// Concurrency: one goroutine accepts; per connection, one reads the
+// client's commands, one carries them and the replies, one reads the
+// leader's replies. Stop is safe to call from any goroutine.
 type Front struct {
 	cfg  FrontConfig
 	log  zerolog.Logger
@@ -53,6 +56,12 @@ type Front struct {
 func StartFront(cfg FrontConfig) *Front {
 	if cfg.Wait <= 0 {
 		cfg.Wait = 10 * time.Second
+	}
+	switch cfg.MaxJobSize { // as Config.MaxJobSize
+	case 0:
+		cfg.MaxJobSize = DefaultMaxJobSize
+	case MaxJobSizeZero:
+		cfg.MaxJobSize = 0
 	}
 	f := &Front{cfg: cfg, log: cfg.Logger.With().Str("component", "cluster").Logger(),
 		done: make(chan struct{}), conns: map[net.Conn]struct{}{}}
@@ -108,12 +117,31 @@ func (f *Front) untrack(c net.Conn) {
 	_ = c.Close()
 }
 
-// serve carries one client connection to the leader.
+// serve carries one client connection to the leader (see carried).
 func (f *Front) serve(client net.Conn) {
 	defer f.wg.Done()
 	defer f.untrack(client)
+	ctx, cancel := f.waitCtx()
+	up := f.dial(ctx)
+	cancel()
+	if up == nil {
+		f.log.Warn().Str("remote_addr", client.RemoteAddr().String()).Msg("no leader; commands refused")
+		refuse(client)
+		return
+	}
+	c := &carrier{f: f, client: client, cmds: make(chan carried, 64)}
+	go c.readCommands()
+	c.run(up)
+	_ = client.Close()
+	go func() { // readCommands ends at the closed socket; let it
+		for range c.cmds {
+		}
+	}()
+}
+
+// waitCtx bounds a wait for a leader by Wait and by Stop.
+func (f *Front) waitCtx() (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithTimeout(context.Background(), f.cfg.Wait)
-	defer cancel()
 	go func() {
 		select {
 		case <-f.done:
@@ -121,47 +149,33 @@ func (f *Front) serve(client net.Conn) {
 		case <-ctx.Done():
 		}
 	}()
-	var up net.Conn
-	for up == nil {
+	return ctx, cancel
+}
+
+// dial connects to the leader, retrying until ctx ends (then nil). The
+// connection is tracked: Stop closes it; untrack it when done.
+func (f *Front) dial(ctx context.Context) net.Conn {
+	for {
 		addr, err := f.cfg.Leader(ctx)
 		if err != nil {
-			f.log.Warn().Str("remote_addr", client.RemoteAddr().String()).Msg("no leader; commands refused")
-			refuse(client)
-			return
+			return nil
 		}
 		var d net.Dialer
-		up, err = d.DialContext(ctx, "tcp", addr)
-		if err != nil {
-			f.log.Debug().Err(err).Str("leader_addr", addr).Msg("cannot reach the leader; retrying")
-			select {
-			case <-ctx.Done():
-				refuse(client)
-				return
-			case <-time.After(20 * time.Millisecond):
+		up, err := d.DialContext(ctx, "tcp", addr)
+		if err == nil {
+			if !f.track(up) {
+				_ = up.Close()
+				return nil
 			}
+			return up
+		}
+		f.log.Debug().Err(err).Str("leader_addr", addr).Msg("cannot reach the leader; retrying")
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(20 * time.Millisecond):
 		}
 	}
-	if !f.track(up) {
-		_ = up.Close()
-		return
-	}
-	defer f.untrack(up)
-	replies := make(chan struct{})
-	go func() {
-		// Replies: until the leader's side closes; then the client's goes.
-		_, _ = io.Copy(client, up)
-		_ = client.Close()
-		close(replies)
-	}()
-	// Commands: a client that half-closes gets the replies to what it sent.
-	if _, err := io.Copy(up, client); err == nil {
-		if tc, ok := up.(*net.TCPConn); ok {
-			_ = tc.CloseWrite()
-		}
-	} else {
-		_ = up.Close()
-	}
-	<-replies
 }
 
 // Stop closes the client port and every connection, and waits for the

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -125,10 +126,11 @@ func TestFrontNoLeader(t *testing.T) {
 	assert.Equal(t, "USING waited\r\n", line)
 }
 
-// TestFrontLeaderGoes: when the leader's side closes, so does the client's.
+// TestFrontLeaderGoes: when the leader's side closes and no other leader
+// appears within Wait, the client's connection closes.
 func TestFrontLeaderGoes(t *testing.T) {
 	leader := startLeader(t)
-	f := startFront(t, 10*time.Second, fixedLeader(leader.Addr().String()))
+	f := startFront(t, 300*time.Millisecond, fixedLeader(leader.Addr().String()))
 	c, err := net.Dial("tcp", f.Addr().String())
 	require.NoError(t, err)
 	defer c.Close()
@@ -142,4 +144,84 @@ func TestFrontLeaderGoes(t *testing.T) {
 	require.NoError(t, leader.Stop(context.Background()))
 	_, err = r.ReadByte()
 	assert.ErrorIs(t, err, io.EOF)
+}
+
+// TestFrontFailover: when the leader changes, a connection is carried to
+// the next one: the command in flight is answered INTERNAL_ERROR, the
+// used tube and the watch list are replayed, and later commands run there.
+func TestFrontFailover(t *testing.T) {
+	first, second := startLeader(t), startLeader(t)
+	var cur atomic.Pointer[Server]
+	cur.Store(first)
+	f := startFront(t, 20*time.Second, func(ctx context.Context) (string, error) {
+		for {
+			if s := cur.Load(); s != nil {
+				return s.Addr().String(), nil
+			}
+			select {
+			case <-ctx.Done():
+				return "", ctx.Err()
+			case <-time.After(time.Millisecond):
+			}
+		}
+	})
+	c, err := net.Dial("tcp", f.Addr().String())
+	require.NoError(t, err)
+	defer c.Close()
+	require.NoError(t, c.SetDeadline(time.Now().Add(20*time.Second)))
+	r := bufio.NewReader(c)
+	expect := func(want string) {
+		t.Helper()
+		got := make([]byte, len(want))
+		_, err := io.ReadFull(r, got)
+		require.NoError(t, err)
+		require.Equal(t, want, string(got))
+	}
+	_, err = io.WriteString(c, "use a\r\nwatch b\r\nignore default\r\nreserve-with-timeout 60\r\n")
+	require.NoError(t, err)
+	expect("USING a\r\nWATCHING 2\r\nWATCHING 1\r\n")
+	// The reserve waits on the first leader; the leader changes.
+	waitUntil(t, func() bool { return first.queue.Stats().Waiting == 1 })
+	cur.Store(nil)
+	require.NoError(t, first.Stop(context.Background()))
+	cur.Store(second)
+	expect("INTERNAL_ERROR\r\n")
+	_, err = io.WriteString(c, "list-tube-used\r\nlist-tubes-watched\r\nput 0 0 60 2\r\nhi\r\npeek-ready\r\n")
+	require.NoError(t, err)
+	expect("USING a\r\nOK 8\r\n---\n- b\n\r\nINSERTED 1\r\nFOUND 1 2\r\nhi\r\n")
+	st, err := second.queue.StatsTube([]byte("a"))
+	require.NoError(t, err)
+	assert.Equal(t, int64(1), st.Ready, "the put went to the second leader, in the used tube")
+}
+
+func waitUntil(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !cond() {
+		require.True(t, time.Now().Before(deadline), "timed out")
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// TestFrontFramesLikeTheEngine: a put too big for -z is framed as the
+// engine frames it (JOB_TOO_BIG after the swallowed body), so the replies
+// that follow stay matched to their commands.
+func TestFrontFramesLikeTheEngine(t *testing.T) {
+	srv, err := Start(context.Background(), Config{Addr: "127.0.0.1:0", MaxJobSize: 4, Logger: zerolog.New(zerolog.NewTestWriter(t))})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = srv.Stop(context.Background()) })
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	f := StartFront(FrontConfig{Listener: ln, Leader: fixedLeader(srv.Addr().String()), MaxJobSize: 4,
+		Logger: zerolog.New(zerolog.NewTestWriter(t))})
+	t.Cleanup(func() { _ = f.Stop(context.Background()) })
+	c, err := net.Dial("tcp", f.Addr().String())
+	require.NoError(t, err)
+	defer c.Close()
+	require.NoError(t, c.SetDeadline(time.Now().Add(20*time.Second)))
+	_, err = io.WriteString(c, "put 0 0 1 6\r\nabcdef\r\nput 0 0 1 2\r\nok\r\nquit\r\n")
+	require.NoError(t, err)
+	all, err := io.ReadAll(c)
+	require.NoError(t, err)
+	assert.Equal(t, "JOB_TOO_BIG\r\nINSERTED 1\r\n", string(all))
 }

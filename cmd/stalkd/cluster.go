@@ -122,7 +122,8 @@ func runCluster(o options, log zerolog.Logger) error {
 			addr, _, err := node.LeaderAddr(ctx)
 			return addr, err
 		},
-		Logger: log,
+		MaxJobSize: maxJobSize(o.maxJob),
+		Logger:     log,
 	})
 	sig := <-sigs
 	for sig == syscall.SIGUSR1 {
