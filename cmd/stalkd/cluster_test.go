@@ -66,9 +66,37 @@ func TestClusterProcesses(t *testing.T) {
 	tr := newTracker()
 	kills := 6
 	var failovers []time.Duration
+	// One idle connection per node, using a tube of its own: a node's
+	// connections survive the leader's death (carried to the next leader,
+	// use replayed), except the dead node's own.
+	keep := make([]*beanstalkConn, len(procs))
+	keepUse := func(i int) {
+		c, err := dialBeanstalk(procs[i].addr)
+		require.NoError(t, err)
+		line, _, err := c.do(fmt.Sprintf("use keep%d\r\n", i))
+		require.NoError(t, err)
+		require.Equal(t, fmt.Sprintf("USING keep%d", i), line)
+		keep[i] = c
+	}
+	for i := range procs {
+		keepUse(i)
+	}
+	carried := 0
 	for round := range kills {
 		leader := waitLeader(t, procs)
 		tr.verify(t, procs[(leader+1)%3].addr, round)
+		for i, c := range keep {
+			if c == nil {
+				keepUse(i)
+				continue
+			}
+			line, _, err := c.do("list-tube-used\r\n")
+			require.NoError(t, err, "node %s's connection was closed", procs[i].id)
+			require.Equal(t, fmt.Sprintf("USING keep%d", i), line)
+			if round > 0 {
+				carried++ // it lived through the last kill
+			}
+		}
 		var wg sync.WaitGroup
 		stop := make(chan struct{})
 		for i, p := range procs {
@@ -79,6 +107,8 @@ func TestClusterProcesses(t *testing.T) {
 		time.Sleep(time.Duration(200+100*round) * time.Millisecond)
 		killed := time.Now()
 		procs[leader].kill(t)
+		keep[leader].close()
+		keep[leader] = nil
 		failovers = append(failovers, firstPut(t, procs[(leader+1)%3].addr, tr, killed))
 		close(stop)
 		wg.Wait()
@@ -97,8 +127,8 @@ func TestClusterProcesses(t *testing.T) {
 	puts, deletes := tr.counts()
 	slices.Sort(failovers)
 	t.Logf("%d leader kills: %d acknowledged puts, %d acknowledged deletes, all accounted for on every node; "+
-		"failover (kill to first acknowledged put) p50 %v, max %v; leader now %s",
-		kills, puts, deletes, failovers[len(failovers)/2], failovers[len(failovers)-1], procs[leader].id)
+		"failover (kill to first acknowledged put) p50 %v, max %v; %d idle connections carried across a failover; leader now %s",
+		kills, puts, deletes, failovers[len(failovers)/2], failovers[len(failovers)-1], carried, procs[leader].id)
 	require.Positive(t, puts)
 	require.Positive(t, deletes)
 }
