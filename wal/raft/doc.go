@@ -90,18 +90,19 @@
 // # Forwarding
 //
 // Every node accepts beanstalk clients on its client port, an engine.Front:
-// each connection is carried byte for byte to the engine the leader runs
-// for its term (bound on the raft host, port 0), so a client of any node
-// gets the leader's exact replies. Config.OnLeader starts that engine and
-// returns its address; the node commits it to the log (announce.go) and
-// followers find it with LeaderAddr. When the leader dies or steps down
-// the carried connections close, as when a single server restarts (their
-// reservations stay, as orphans, until their TTR). Commands that arrive
-// while there is no leader wait (bounded: the front's Wait, 10 s) and are
-// then answered INTERNAL_ERROR. If a term cannot start while raft says
-// this node leads, it is retried every 100 ms. Replaying a client's use
-// and watch on a new leader, so that its connection survives a failover,
-// is left for later.
+// each connection's commands are carried to the engine the leader runs for
+// its term (bound on the raft host, port 0) and the replies carried back,
+// so a client of any node gets the leader's exact replies. Config.OnLeader
+// starts that engine and returns its address; the node commits it to the
+// log (announce.go) and followers find it with LeaderAddr. When the leader
+// dies or steps down, the front answers the commands in flight
+// INTERNAL_ERROR (their outcome is unknown), carries the connection to the
+// next leader, replays its use and watch list and goes on: a worker keeps
+// its connection, and its reservations (orphans until their TTR) can be
+// finished. Commands that arrive while there is no leader wait (bounded:
+// the front's Wait, 10 s) and are then answered INTERNAL_ERROR, and the
+// connection closes. If a term cannot start while raft says this node
+// leads, it is retried every 100 ms.
 //
 // # Timeouts (LAN)
 //
