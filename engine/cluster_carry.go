@@ -115,7 +115,9 @@ func (c *carrier) run(up net.Conn) {
 // conversation ends (nil).
 func (c *carrier) session(up net.Conn) net.Conn {
 	replies := make(chan reply, 64)
-	go readReplies(up, replies)
+	done := make(chan struct{})
+	defer close(done) // the reader may be blocked handing over a reply
+	go readReplies(up, replies, done)
 	var inflight []carried
 	ended := false // quit sent or input ended: the leader's close ends it
 	for {
@@ -299,25 +301,36 @@ func (c *carrier) refuseRest() {
 }
 
 // readReplies frames the leader's replies: a line, and for RESERVED,
-// FOUND and OK the body that follows. It ends with the read error.
-func readReplies(up net.Conn, out chan<- reply) {
+// FOUND and OK the body that follows. It ends with the read error, or
+// when done closes.
+func readReplies(up net.Conn, out chan<- reply, done <-chan struct{}) {
 	r := bufio.NewReaderSize(up, 64<<10)
+	send := func(x reply) bool {
+		select {
+		case out <- x:
+			return true
+		case <-done:
+			return false
+		}
+	}
 	for {
 		line, err := r.ReadSlice('\n')
 		if err != nil {
-			out <- reply{err: errOr(err)}
+			send(reply{err: errOr(err)})
 			return
 		}
 		b := append([]byte(nil), line...)
 		if size, ok := bodySize(b); ok {
 			body := make([]byte, size+2)
 			if _, err := io.ReadFull(r, body); err != nil {
-				out <- reply{err: errOr(err)}
+				send(reply{err: errOr(err)})
 				return
 			}
 			b = append(b, body...)
 		}
-		out <- reply{b: b}
+		if !send(reply{b: b}) {
+			return
+		}
 	}
 }
 
