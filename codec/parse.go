@@ -282,6 +282,11 @@ func parseListJobs(c *Command, args []byte) bool {
 	return true
 }
 
+// ValidTubeName reports whether name is a legal tube name: 1..200 name characters
+// (A-Z a-z 0-9 - + / ; . $ _ ( )), not starting with '-'. Package jobs has the same rule; a
+// test keeps the two equal byte for byte.
+func ValidTubeName(name []byte) bool { return validName(name) }
+
 // validName reports whether name is a legal tube name: 1..200 name characters, not starting
 // with '-'.
 func validName(name []byte) bool {

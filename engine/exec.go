@@ -162,7 +162,7 @@ func (cn *conn) execTubeOp(cmd *codec.Command) {
 func (cn *conn) put(cmd *codec.Command) {
 	id, seq, err := cn.sess.Put(jobs.PutRequest{
 		ID: cn.putID, Pri: cmd.Pri, Delay: seconds(cmd.Delay), TTR: seconds(cmd.TTR),
-		Body: cmd.Body,
+		Wire: cmd.Body,
 	})
 	cn.putID = 0
 	if err != nil {

@@ -25,7 +25,7 @@ func (j *fakeJournal) Append(jobs.Record) (uint64, error) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if j.full {
-		return 0, jobs.ErrOutOfMemory
+		return 0, jobs.ErrNoSpace
 	}
 	j.seq++
 	return j.seq, nil

@@ -68,7 +68,7 @@ var errorWords = [...]struct {
 	{jobs.ErrTimedOut, codec.TimedOut},
 	{jobs.ErrDeadlineSoon, codec.DeadlineSoon},
 	{jobs.ErrDraining, codec.Draining},
-	{jobs.ErrOutOfMemory, codec.OutOfMemory},
+	{jobs.ErrNoSpace, codec.OutOfMemory},
 	{jobs.ErrJournal, codec.InternalError},
 }
 

@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -32,14 +33,14 @@ func TestCounterTable(t *testing.T) {
 
 func TestErrorWords(t *testing.T) {
 	for err, want := range map[error]string{
-		jobs.ErrNotFound:                            "NOT_FOUND\r\n",
-		jobs.ErrNotIgnored:                          "NOT_IGNORED\r\n",
-		jobs.ErrBadTubeName:                         "BAD_FORMAT\r\n",
-		jobs.ErrTimedOut:                            "TIMED_OUT\r\n",
-		jobs.ErrDeadlineSoon:                        "DEADLINE_SOON\r\n",
-		jobs.ErrDraining:                            "DRAINING\r\n",
-		jobs.ErrOutOfMemory:                         "OUT_OF_MEMORY\r\n",
-		jobs.ErrJournal:                             "INTERNAL_ERROR\r\n",
+		jobs.ErrNotFound:     "NOT_FOUND\r\n",
+		jobs.ErrNotIgnored:   "NOT_IGNORED\r\n",
+		jobs.ErrBadTubeName:  "BAD_FORMAT\r\n",
+		jobs.ErrTimedOut:     "TIMED_OUT\r\n",
+		jobs.ErrDeadlineSoon: "DEADLINE_SOON\r\n",
+		jobs.ErrDraining:     "DRAINING\r\n",
+		jobs.ErrNoSpace:      "OUT_OF_MEMORY\r\n",
+		jobs.ErrJournal:      "INTERNAL_ERROR\r\n",
 		fmt.Errorf("wrapped: %w", jobs.ErrNotFound): "NOT_FOUND\r\n",
 		errors.New("a bug"):                         "INTERNAL_ERROR\r\n",
 	} {
@@ -47,4 +48,26 @@ func TestErrorWords(t *testing.T) {
 	}
 	assert.Equal(t, codec.OutOfMemory, commitFailWord(codec.OpPut))
 	assert.Equal(t, codec.InternalError, commitFailWord(codec.OpDelete))
+}
+
+// codec and jobs each check tube names (the codec while parsing, the queue
+// for embedders who never see the wire); they must agree on every byte.
+func TestTubeNameGrammarsAgree(t *testing.T) {
+	agree := func(name []byte) {
+		t.Helper()
+		assert.Equal(t, codec.ValidTubeName(name), jobs.ValidTubeName(name), "%q", name)
+	}
+	valid := 0
+	for b := range 256 {
+		for _, name := range [][]byte{{byte(b)}, {'a', byte(b)}, {byte(b), 'a'}} {
+			agree(name)
+		}
+		if codec.ValidTubeName([]byte{'a', byte(b)}) {
+			valid++
+		}
+	}
+	assert.Equal(t, 71, valid, "letters, digits and -+/;.$_()")
+	for _, n := range []int{0, 1, 199, 200, 201} {
+		agree([]byte(strings.Repeat("x", n)))
+	}
 }

@@ -120,7 +120,7 @@ func (q *Queue) Restore(rec Record) error {
 	if rec.Kind != RecPut || rec.ID == 0 || !validName([]byte(rec.Tube)) {
 		return errors.New("jobs: restore needs a whole record with an id and a valid tube")
 	}
-	if n := len(rec.Body); n < 2 || rec.Body[n-2] != '\r' || rec.Body[n-1] != '\n' {
+	if !framed(rec.Body) {
 		return ErrBadBody
 	}
 	if q.jobs.get(rec.ID) != nil {

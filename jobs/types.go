@@ -70,7 +70,9 @@ const UrgentPri = 1024
 const MaxTubeName = 200
 
 // JobData is a job's id and body as handed out by reserve and peek. The body
-// is shared with the queue and read-only.
+// is shared with the queue and read-only. The queue stores a body framed for
+// the wire (followed by "\r\n"), so that a server writes it without a copy;
+// Body hides the framing.
 type JobData struct {
 	ID   uint64
 	body []byte // data + "\r\n"
@@ -92,9 +94,15 @@ type PutRequest struct {
 	Delay time.Duration
 	// TTR below one second is raised to one second.
 	TTR time.Duration
-	// Body is the job data followed by "\r\n". The queue keeps the slice
-	// without copying it: the caller must not modify it afterwards.
+	// Body is the job data. The queue copies it, once, into the job: the
+	// caller may reuse the slice as soon as Put returns.
 	Body []byte
+	// Wire, set instead of Body, is the job data already followed by
+	// "\r\n", as a protocol server received it. The queue keeps the slice
+	// without copying it (the body is then copied nowhere but off the
+	// socket); the caller must not modify it afterwards. A Wire that does
+	// not end in "\r\n" is ErrBadBody.
+	Wire []byte
 }
 
 // Stats holds the queue's half of the server's stats document.

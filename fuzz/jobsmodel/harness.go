@@ -105,7 +105,7 @@ func (h *Harness) apply(op Op) (got, want Reply, ok bool) {
 	case Put:
 		h.bodies++
 		body := fmt.Sprintf("b%d%s", h.bodies, strings.Repeat("x", op.Size))
-		jid, _, err := s.Put(jobs.PutRequest{Pri: op.Pri, Delay: op.D, TTR: op.TTR, Body: []byte(body + "\r\n")})
+		jid, _, err := s.Put(jobs.PutRequest{Pri: op.Pri, Delay: op.D, TTR: op.TTR, Body: []byte(body)})
 		return Reply{ID: jid, Err: err}, m.Put(id, op.Pri, op.D, op.TTR, body), true
 	case Reserve:
 		return job(s.Reserve(op.D)), m.Reserve(id, op.D), true
