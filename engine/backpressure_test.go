@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/stalkd/stalkd/jobs"
+	"github.com/stalkd/stalkd/codec"
 )
 
 // stalled reports how many connections wait for their client to read.
@@ -41,7 +41,7 @@ func TestSlowReader(t *testing.T) {
 		_, _ = c.c.Write([]byte(req.String()))
 	}()
 	require.Eventually(t, func() bool { return stalled(s) == 1 }, ioTimeout, time.Millisecond)
-	done := s.Queue().Stats().Cmds[jobs.CmdPeek]
+	done := s.Queue().Stats().Cmds[codec.OpPeek]
 	assert.Less(t, done, uint64(peeks), "a stalled connection's commands wait")
 
 	want := fmt.Sprintf("FOUND 1 %d\r\n%s\r\n", size, body)
@@ -49,7 +49,7 @@ func TestSlowReader(t *testing.T) {
 		c.expect(want)
 	}
 	c.expect("USING default\r\n")
-	assert.Equal(t, uint64(peeks), s.Queue().Stats().Cmds[jobs.CmdPeek])
+	assert.Equal(t, uint64(peeks), s.Queue().Stats().Cmds[codec.OpPeek])
 	require.Eventually(t, func() bool { return stalled(s) == 0 }, ioTimeout, time.Millisecond)
 }
 

@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/stalkd/stalkd/codec"
 )
 
 // tubeStatsDoc is the whole stats-tube reply for a tube holding n ready
@@ -112,7 +114,7 @@ func TestStatsDocument(t *testing.T) {
 	} {
 		assert.Equal(t, want, vals[k], k)
 	}
-	assert.Equal(t, uint64(1), s.Queue().Stats().Cmds[22], "reserve-job is counted, not reported")
+	assert.Equal(t, uint64(1), s.Queue().Stats().Cmds[codec.OpReserveJob], "reserve-job is counted, not reported")
 }
 
 func TestKVTime(t *testing.T) {

@@ -27,41 +27,10 @@ func (s State) String() string {
 	return "invalid"
 }
 
-// Cmd names a protocol command for the command counters of Stats. The order
-// is the order of the cmd-* keys in the stats document; the ones after
-// CmdPauseTube are counted but never reported (reserve-job and kick-job, as
-// in the reference; clear-tube and list-jobs, which the reference lacks).
-type Cmd uint8
-
-const (
-	CmdPut Cmd = iota
-	CmdPeek
-	CmdPeekReady
-	CmdPeekDelayed
-	CmdPeekBuried
-	CmdReserve
-	CmdReserveWithTimeout
-	CmdDelete
-	CmdRelease
-	CmdUse
-	CmdWatch
-	CmdIgnore
-	CmdBury
-	CmdKick
-	CmdTouch
-	CmdStats
-	CmdStatsJob
-	CmdStatsTube
-	CmdListTubes
-	CmdListTubeUsed
-	CmdListTubesWatched
-	CmdPauseTube
-	CmdReserveJob
-	CmdKickJob
-	CmdClearTube
-	CmdListJobs
-	NumCmds
-)
+// MaxCommands is how many command counters a queue keeps for the protocol
+// server in front of it (Session.Count, Stats.Cmds). What each counts is the
+// server's business: package engine counts by codec.Op.
+const MaxCommands = 64
 
 // UrgentPri: ready jobs with a priority below this count as urgent.
 const UrgentPri = 1024
@@ -108,7 +77,7 @@ type PutRequest struct {
 // Stats holds the queue's half of the server's stats document.
 type Stats struct {
 	Urgent, Ready, Reserved, Delayed, Buried int64
-	Cmds                                     [NumCmds]uint64
+	Cmds                                     [MaxCommands]uint64 // by Session.Count index
 	JobTimeouts, TotalJobs                   uint64
 	Tubes                                    int
 	Connections, Producers, Workers, Waiting int64
