@@ -61,6 +61,7 @@ var commands = [NumOps]Spec{
 	OpKickJob:            {Prefix: "kick-job ", Counted: true, form: argID, Usage: "kick-job <id>: KICKED"},
 	OpQuit:               {Prefix: "quit", form: argAny, Usage: "quit: closes the connection"},
 	OpClearTube:          {Prefix: "clear-tube ", Counted: true, Ours: true, form: argName, Usage: "clear-tube <tube>: CLEARED <count>; deletes every ready, delayed and buried job"},
+	OpAuth:               {Prefix: "auth ", Ours: true, form: argToken, Usage: "auth <token>: AUTHENTICATED or UNAUTHORIZED; required first when the server has tokens"},
 	OpListJobs:           {Prefix: "list-jobs ", Counted: true, Ours: true, form: argListJobs, Usage: "list-jobs <tube> <ready|delayed|buried|reserved> <offset> <count>: OK <bytes> and a YAML list of ids"},
 }
 

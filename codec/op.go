@@ -38,6 +38,7 @@ const (
 	OpQuit
 	OpClearTube // stalkd's own: clear-tube <tube>
 	OpListJobs  // stalkd's own: list-jobs <tube> <state> <offset> <count>
+	OpAuth      // stalkd's own: auth <token>
 	opCount     // number of ops; keep last
 )
 

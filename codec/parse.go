@@ -20,6 +20,7 @@ const (
 	argName                    // the whole rest is a tube name
 	argPause                   // name run, then delay
 	argListJobs                // name state offset count
+	argToken                   // the rest of the line, no spaces (auth)
 	argNever                   // not matched from a line (OpNone, the put body)
 )
 
@@ -108,6 +109,9 @@ func parseArgs(c *Command, form argForm, args []byte, maxJob uint32) bool {
 		return parsePut(c, args, maxJob)
 	case argListJobs:
 		return parseListJobs(c, args)
+	case argToken:
+		c.Token = args
+		return len(args) > 0 && bytes.IndexByte(args, ' ') < 0
 	}
 	return false
 }

@@ -106,6 +106,11 @@ type Config struct {
 	// TickInterval is how often stalled connections are re-examined; 0
 	// means 10ms.
 	TickInterval time.Duration
+
+	// AuthTokens, when not empty, turns authentication on: a connection
+	// must send "auth <token>" with one of them before any other command
+	// (see auth.go). Empty strings are ignored.
+	AuthTokens []string
 }
 
 // withDefaults returns c with every zero field replaced by its default, or

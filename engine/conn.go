@@ -36,6 +36,9 @@ type conn struct {
 	names   []string    // tube names for the list replies
 	ids     []uint64    // job ids for list-jobs
 
+	authed       bool // auth passed, or not required
+	authFailures int  // wrong tokens so far
+
 	putID    uint64 // the id spent by the put line whose body is awaited
 	waiting  bool   // a reserve is pending: later commands are held back
 	stall    bool   // too many reply bytes queued: commands wait

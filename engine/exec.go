@@ -43,6 +43,7 @@ func init() {
 		codec.OpQuit:               (*conn).quit,
 		codec.OpClearTube:          (*conn).clearTube,
 		codec.OpListJobs:           (*conn).listJobs,
+		codec.OpAuth:               (*conn).auth,
 	} {
 		handlers[op] = h
 	}
@@ -64,6 +65,9 @@ const _ = uint(jobs.MaxCommands - codec.NumOps)
 func (cn *conn) exec(cmd *codec.Command) {
 	if cn.srv.verbose >= 2 {
 		cn.traceCommand(cmd)
+	}
+	if cn.gate(cmd) {
+		return
 	}
 	if counted[cmd.Op] {
 		cn.sess.Count(int(cmd.Op))

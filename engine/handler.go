@@ -43,7 +43,7 @@ func (h *handler) OnOpen(gc gnet.Conn) ([]byte, gnet.Action) {
 	if s.stopping.Load() {
 		return nil, gnet.Close
 	}
-	cn := &conn{srv: s, gc: gc, fd: gc.Fd(), dec: codec.NewDecoder(s.cfg.MaxJobSize)}
+	cn := &conn{srv: s, gc: gc, fd: gc.Fd(), dec: codec.NewDecoder(s.cfg.MaxJobSize), authed: len(s.tokens) == 0}
 	if n := s.reg.add(cn); s.cfg.MaxConns > 0 && n > s.cfg.MaxConns {
 		s.reg.remove(cn)
 		if s.refusals.Add(1) == 1 || s.verbose > 0 {

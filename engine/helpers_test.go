@@ -121,3 +121,13 @@ func (rc *rawConn) closeWrite() {
 	require.True(rc.t, ok)
 	require.NoError(rc.t, cw.CloseWrite())
 }
+
+// closeWriteErr half-closes the connection and returns the error.
+func (rc *rawConn) closeWriteErr() error {
+	cw, ok := rc.c.(interface{ CloseWrite() error })
+	if !ok {
+		return io.ErrClosedPipe
+	}
+	_ = rc.c.SetReadDeadline(time.Now().Add(ioTimeout))
+	return cw.CloseWrite()
+}

@@ -19,6 +19,7 @@ import (
 // concurrent use.
 type Server struct {
 	cfg     Config
+	tokens  tokenSet // Config.AuthTokens, hashed
 	log     zerolog.Logger
 	verbose int
 	spec    listenSpec
@@ -87,7 +88,7 @@ func Listen(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	s := &Server{
 		cfg: cfg, log: cfg.Logger, verbose: cfg.Verbose, spec: spec,
-		proc: loadProcInfo(cfg.Version),
+		proc: loadProcInfo(cfg.Version), tokens: newTokenSet(cfg.AuthTokens),
 	}
 	s.reg.init()
 	err = s.boot(ctx, spec.proto)
