@@ -98,9 +98,8 @@ type Config struct {
 	// means MaxJobSize + DefaultInboundSlack.
 	InboundLimit int
 	// MaxConns caps simultaneous connections: more are closed as soon as
-	// they are accepted (the first refusal is logged as a warning). 0 means
-	// no cap. Keep it below the open-file limit: gnet stops the whole
-	// server when accept fails for lack of file descriptors.
+	// they are accepted (with a warning at most once a second). 0 means no
+	// cap. Running out of file descriptors only refuses connections too.
 	MaxConns int
 	// KeepAlive is the TCP keep-alive idle time; 0 means DefaultKeepAlive,
 	// negative disables keep-alive.

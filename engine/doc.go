@@ -16,6 +16,18 @@
 // journal (it drops privileges in between) uses Listen, then Serve with a
 // Backend; clients that connect in between wait in the kernel's backlog.
 //
+// # Accepting connections
+//
+// The Server binds with Go's net.Listen and runs its own accept loop, which
+// hands each connection to gnet's event loops (gnet.Client.Enroll); gnet's
+// acceptor is not used, because it stops the whole engine when accept
+// fails. Past Config.MaxConns, and whenever the process runs out of file
+// descriptors, new connections are closed at once (a spare descriptor is
+// released to accept and close what waits in the backlog) and a warning is
+// logged at most once a second; the connections already open are served as
+// before. The loop costs a dup and a close per connection, nothing per
+// command.
+//
 // # How a connection is served
 //
 // Each connection has a codec.Decoder, a jobs.Session and a reply buffer.

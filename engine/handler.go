@@ -9,32 +9,11 @@ import (
 )
 
 // handler is the gnet event handler of a Server. gnet calls OnOpen,
-// OnTraffic and OnClose on the event loop that owns the connection, OnBoot
-// once before the loops start, and OnTick from its ticker goroutine.
+// OnTraffic and OnClose on the event loop that owns the connection, and
+// OnTick from its ticker goroutine.
 type handler struct {
 	gnet.BuiltinEventEngine
 	s *Server
-}
-
-// OnBoot records the bound address, reports that the socket is ready, and
-// holds the loops back until Serve (or Stop) says what to do.
-func (h *handler) OnBoot(eng gnet.Engine) gnet.Action {
-	s := h.s
-	s.eng = eng
-	if a, err := boundAddr(eng); err == nil {
-		s.addr = a
-	} else {
-		s.log.Warn().Err(err).Msg("cannot read the bound address")
-	}
-	close(s.booted)
-	select {
-	case <-s.serveCh:
-		s.log.Info().Stringer("addr", s.addr).Int("pid", s.proc.pid).Str("version", s.proc.version).
-			Msg("listening")
-		return gnet.None
-	case <-s.abortCh:
-		return gnet.Shutdown
-	}
 }
 
 // OnOpen sets up a new connection's state and session.
@@ -44,13 +23,7 @@ func (h *handler) OnOpen(gc gnet.Conn) ([]byte, gnet.Action) {
 		return nil, gnet.Close
 	}
 	cn := &conn{srv: s, gc: gc, fd: gc.Fd(), dec: codec.NewDecoder(s.cfg.MaxJobSize)}
-	if n := s.reg.add(cn); s.cfg.MaxConns > 0 && n > s.cfg.MaxConns {
-		s.reg.remove(cn)
-		if s.refusals.Add(1) == 1 || s.verbose > 0 {
-			s.log.Warn().Int("max", s.cfg.MaxConns).Msg("too many connections; closing new ones")
-		}
-		return nil, gnet.Close
-	}
+	s.reg.add(cn)
 	cn.sess = s.queue.NewSession(func() { _ = gc.Wake(nil) })
 	gc.SetContext(cn)
 	if s.verbose >= 1 {
@@ -72,6 +45,7 @@ func (h *handler) OnTraffic(gc gnet.Conn) gnet.Action {
 // reserve is cancelled. After an end of input, what the client pipelined
 // before it is answered first, as the reference does.
 func (h *handler) OnClose(gc gnet.Conn, err error) gnet.Action {
+	h.s.open.Add(-1) // every connection was counted by admit
 	cn, _ := gc.Context().(*conn)
 	if cn == nil || cn.closed {
 		return gnet.None

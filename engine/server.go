@@ -3,9 +3,11 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/panjf2000/gnet/v2"
@@ -29,16 +31,19 @@ type Server struct {
 	subscribe bool
 	proc      procInfo
 
-	eng  gnet.Engine // set in OnBoot
-	addr net.Addr    // set in OnBoot
+	ln    net.Listener    // bound by Listen, closed by Stop
+	rawLn syscall.RawConn // ln's descriptor, for shedding connections
+	addr  net.Addr        // ln.Addr()
+	cli   *gnet.Client    // the event loops, started by Serve
+	spare int             // a descriptor held in reserve (accept loop only)
 
-	booted  chan struct{} // closed when the listener is bound
-	serveCh chan struct{} // closed by Serve: OnBoot lets the loops start
-	abortCh chan struct{} // closed by Stop before Serve: OnBoot shuts down
-	done    chan struct{} // closed when gnet.Run has returned
-	runErr  error         // gnet.Run's result, read after done
+	acceptDone chan struct{} // closed when the accept loop has returned
+	stopCh     chan struct{} // closed when Stop begins
+	done       chan struct{} // closed when the server has stopped
+	runErr     error         // why the server stopped on its own, read after done
 
 	reg        registry
+	open       atomic.Int64 // connections accepted and not yet closed
 	stopping   atomic.Bool
 	serveOnce  sync.Once
 	stopOnce   sync.Once
@@ -46,7 +51,8 @@ type Server struct {
 	queueDone  chan struct{}
 	finishers  sync.WaitGroup
 	servedFlag atomic.Bool
-	refusals   atomic.Int64 // connections refused over MaxConns (logged once)
+
+	overCap, noFiles, acceptErrs rateLog // warnings, at most one a second each
 }
 
 // Backend is what a Server serves: the queue and the journal's hooks. It is
@@ -87,56 +93,33 @@ func Listen(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	s := &Server{
 		cfg: cfg, log: cfg.Logger, verbose: cfg.Verbose, spec: spec,
-		proc: loadProcInfo(cfg.Version),
+		proc:       loadProcInfo(cfg.Version),
+		acceptDone: make(chan struct{}),
+		stopCh:     make(chan struct{}),
+		done:       make(chan struct{}),
 	}
 	s.reg.init()
-	err = s.boot(ctx, spec.proto)
-	if err != nil && spec.fallback != "" && isNoIPv6(err) {
-		s.log.Warn().Err(err).Msg("no IPv6 on this host; listening on IPv4 only")
-		err = s.boot(ctx, spec.fallback)
-	}
+	s.ln, err = listen(ctx, spec, cfg.KeepAlive)
 	if err != nil {
 		return nil, err
 	}
+	s.addr = s.ln.Addr()
+	if s.rawLn, err = s.ln.(syscall.Conn).SyscallConn(); err != nil {
+		_ = s.ln.Close()
+		return nil, err
+	}
+	s.spare = openSpare()
 	return s, nil
 }
 
-// boot runs gnet on proto in a goroutine and waits until it is bound.
-func (s *Server) boot(ctx context.Context, proto string) error {
-	s.booted = make(chan struct{})
-	s.serveCh = make(chan struct{})
-	s.abortCh = make(chan struct{})
-	s.done = make(chan struct{})
-	opts := s.gnetOptions()
-	go func(done chan struct{}) {
-		s.runErr = gnet.Run(&handler{s: s}, proto, opts...)
-		close(done)
-	}(s.done)
-	select {
-	case <-s.booted:
-		return nil
-	case <-s.done:
-		if s.runErr == nil {
-			s.runErr = errors.New("engine: gnet stopped before it was bound")
-		}
-		return s.runErr
-	case <-ctx.Done():
-		close(s.abortCh)
-		<-s.done
-		return ctx.Err()
-	}
-}
-
-// gnetOptions translates the Config into gnet's options.
+// gnetOptions translates the Config into gnet's options. The listener's
+// accept already set TCP_NODELAY (Go's default) and keep-alive
+// (ListenConfig), so gnet sets neither again.
 func (s *Server) gnetOptions() []gnet.Option {
 	opts := []gnet.Option{
-		gnet.WithReuseAddr(true),
-		gnet.WithTCPNoDelay(gnet.TCPNoDelay),
+		gnet.WithTCPNoDelay(gnet.TCPDelay),
 		gnet.WithTicker(true),
 		gnet.WithLogger(gnetLogger{s.log}),
-	}
-	if s.cfg.KeepAlive > 0 {
-		opts = append(opts, gnet.WithTCPKeepAlive(s.cfg.KeepAlive))
 	}
 	if s.cfg.EventLoops > 0 {
 		opts = append(opts, gnet.WithNumEventLoop(s.cfg.EventLoops))
@@ -155,9 +138,20 @@ func (s *Server) Serve(b Backend) error {
 		if s.stopping.Load() {
 			return
 		}
+		cli, cerr := gnet.NewClient(&handler{s: s}, s.gnetOptions()...)
+		if cerr == nil {
+			cerr = cli.Start()
+		}
+		if cerr != nil {
+			err = fmt.Errorf("engine: starting the event loops: %w", cerr)
+			return
+		}
 		s.setBackend(b)
+		s.cli = cli
 		s.servedFlag.Store(true)
-		close(s.serveCh)
+		go s.acceptLoop()
+		s.log.Info().Stringer("addr", s.addr).Int("pid", s.proc.pid).Str("version", s.proc.version).
+			Msg("listening")
 		err = nil
 	})
 	return err
@@ -202,11 +196,12 @@ func (s *Server) Queue() *jobs.Queue {
 	return s.queue
 }
 
-// Done is closed when the server has stopped, after Stop or because gnet
-// failed (then Err says why).
+// Done is closed when the server has stopped, after Stop (Err then says
+// why, if it stopped on its own).
 func (s *Server) Done() <-chan struct{} { return s.done }
 
-// Err returns why gnet stopped, once Done is closed; nil after a clean Stop.
+// Err returns why the server stopped, once Done is closed; nil after a
+// clean Stop.
 func (s *Server) Err() error {
 	select {
 	case <-s.done:

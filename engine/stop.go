@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // drainPoll is how often Stop re-examines connections whose replies are not
@@ -13,9 +15,9 @@ const drainPoll = 5 * time.Millisecond
 // once its context has expired.
 const closeGrace = time.Second
 
-// Stop shuts the server down gracefully: it stops accepting (new
-// connections are closed at once) and executing (commands not yet executed
-// are dropped), waits until every reply already due is written (including
+// Stop shuts the server down gracefully: it closes the listener (new
+// clients are refused by the kernel) and stops executing (commands not yet
+// executed are dropped), waits until every reply already due is written (including
 // replies waiting for a journal commit), then closes all connections -
 // which returns their reserved jobs to ready - and, if the Server created
 // the queue, stops the queue's timers. Clients blocked in reserve are
@@ -29,16 +31,22 @@ func (s *Server) Stop(ctx context.Context) error {
 
 func (s *Server) stop(ctx context.Context) error {
 	s.stopping.Store(true)
+	close(s.stopCh)
+	s.serveOnce.Do(func() {}) // waits for a Serve in progress; no Serve after
+	_ = s.ln.Close()          // new clients are refused by the kernel from now
 	var err error
-	select {
-	case <-s.serveCh:
+	if s.servedFlag.Load() {
+		<-s.acceptDone
 		err = s.drain(ctx)
-		// Engine.Stop polls for completion every 500ms; shutting down
-		// starts at once, and s.done tells when it is over.
-		go func() { _ = s.eng.Stop(context.Background()) }()
-	default:
-		// Never served: OnBoot is still waiting; let it shut gnet down.
-		close(s.abortCh)
+		// Client.Stop closes every connection (OnClose returns their
+		// reserved jobs) and waits for the loops to exit.
+		go func() { _ = s.cli.Stop(); close(s.done) }()
+	} else {
+		close(s.done)
+	}
+	if s.spare >= 0 {
+		_ = unix.Close(s.spare)
+		s.spare = -1
 	}
 	select {
 	case <-s.done:
