@@ -107,6 +107,13 @@ type Config struct {
 	// TickInterval is how often stalled connections are re-examined; 0
 	// means 10ms.
 	TickInterval time.Duration
+
+	// Network limits (see also MaxConns).
+
+	// IdleTimeout closes a connection that has sent nothing for this long,
+	// except while a reserve of its own is waiting (its idle time starts
+	// again when the reserve ends). 0 means never.
+	IdleTimeout time.Duration
 }
 
 // withDefaults returns c with every zero field replaced by its default, or
@@ -138,6 +145,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.TickInterval <= 0 {
 		c.TickInterval = 10 * time.Millisecond
+	}
+	if c.IdleTimeout < 0 {
+		return c, errors.New("engine: negative IdleTimeout")
 	}
 	if c.EventLoops < 0 || c.MaxConns < 0 {
 		return c, errors.New("engine: negative EventLoops or MaxConns")

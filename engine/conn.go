@@ -45,6 +45,8 @@ type conn struct {
 
 	stalledReg, holdingReg bool // membership in the registry's sets
 
+	idle idleState // Config.IdleTimeout's bookkeeping
+
 	busy atomic.Bool // replies not yet fully written (read by Stop)
 }
 
@@ -53,6 +55,14 @@ type conn struct {
 func (cn *conn) serve() gnet.Action {
 	cn.inServe = true
 	defer func() { cn.inServe = false }()
+	if cn.srv.cfg.IdleTimeout > 0 {
+		cn.noteInput()
+		if cn.idleNow() {
+			cn.srv.closeIdle(cn)
+			return gnet.Close
+		}
+		defer cn.noteState()
+	}
 	if cn.srv.stopping.Load() {
 		// Shutting down: write what is due, start nothing new, and leave
 		// a reserve outcome untaken, so that closing returns the job.

@@ -26,7 +26,8 @@
 // released to accept and close what waits in the backlog) and a warning is
 // logged at most once a second; the connections already open are served as
 // before. The loop costs a dup and a close per connection, nothing per
-// command.
+// command. With Config.IdleTimeout, a connection that sends nothing for
+// that long is closed, unless a reserve of its own is waiting.
 //
 // # How a connection is served
 //

@@ -23,6 +23,7 @@ func (h *handler) OnOpen(gc gnet.Conn) ([]byte, gnet.Action) {
 		return nil, gnet.Close
 	}
 	cn := &conn{srv: s, gc: gc, fd: gc.Fd(), dec: codec.NewDecoder(s.cfg.MaxJobSize)}
+	cn.idle.stamp.Store(s.now())
 	s.reg.add(cn)
 	cn.sess = s.queue.NewSession(func() { _ = gc.Wake(nil) })
 	gc.SetContext(cn)

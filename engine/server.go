@@ -53,6 +53,9 @@ type Server struct {
 	servedFlag atomic.Bool
 
 	overCap, noFiles, acceptErrs rateLog // warnings, at most one a second each
+
+	now       func() int64  // the idle clock (ns); tests replace it before Serve
+	idleSweep time.Duration // how often idle connections are looked for
 }
 
 // Backend is what a Server serves: the queue and the journal's hooks. It is
@@ -99,6 +102,9 @@ func Listen(ctx context.Context, cfg Config) (*Server, error) {
 		done:       make(chan struct{}),
 	}
 	s.reg.init()
+	start := time.Now()
+	s.now = func() int64 { return int64(time.Since(start)) }
+	s.idleSweep = idleEvery(cfg.IdleTimeout)
 	s.ln, err = listen(ctx, spec, cfg.KeepAlive)
 	if err != nil {
 		return nil, err
@@ -150,6 +156,9 @@ func (s *Server) Serve(b Backend) error {
 		s.cli = cli
 		s.servedFlag.Store(true)
 		go s.acceptLoop()
+		if s.cfg.IdleTimeout > 0 {
+			go s.sweepIdle(s.idleSweep)
+		}
 		s.log.Info().Stringer("addr", s.addr).Int("pid", s.proc.pid).Str("version", s.proc.version).
 			Msg("listening")
 		err = nil

@@ -35,12 +35,13 @@ func run(o options, log zerolog.Logger) error {
 	defer signal.Stop(sigs)
 
 	srv, err := engine.Listen(context.Background(), engine.Config{
-		Addr:       listenAddr(o),
-		MaxJobSize: maxJobSize(o.maxJob),
-		Logger:     log,
-		Verbose:    o.verbose,
-		Version:    version,
-		MaxConns:   raiseFileLimit(log),
+		Addr:        listenAddr(o),
+		MaxJobSize:  maxJobSize(o.maxJob),
+		Logger:      log,
+		Verbose:     o.verbose,
+		Version:     version,
+		MaxConns:    maxConns(o.net.maxConns, raiseFileLimit(log)),
+		IdleTimeout: o.net.idleTimeout,
 	})
 	if err != nil {
 		return &exitError{exitSocket, err}
