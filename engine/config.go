@@ -25,7 +25,7 @@ const (
 	MaxJobSizeZero = math.MaxUint32
 	// DefaultSlowReaderLimit bounds the replies a connection may have queued
 	// (written but not yet read by the client) before its commands wait.
-	DefaultSlowReaderLimit = 4 << 20
+	DefaultSlowReaderLimit = 1 << 20
 	// DefaultInboundSlack is added to the maximum job size to bound what a
 	// connection may send while its commands are held back (blocked in
 	// reserve, or stalled as a slow reader).
@@ -114,6 +114,15 @@ type Config struct {
 	// except while a reserve of its own is waiting (its idle time starts
 	// again when the reserve ends). 0 means never.
 	IdleTimeout time.Duration
+	// StalledInboundLimit bounds the bytes a client may send while its
+	// commands wait for it to read its replies (past SlowReaderLimit); past
+	// it the connection is closed. 0 means twice MaxJobSize plus 256 KiB.
+	StalledInboundLimit int
+	// HeldBudget bounds the memory held, across all connections, for
+	// clients that do not keep up: input buffered while their commands wait
+	// and unread replies of stalled ones. A connection whose share grows
+	// while the total is past it is closed. 0 means DefaultHeldBudget.
+	HeldBudget int64
 }
 
 // withDefaults returns c with every zero field replaced by its default, or
@@ -145,6 +154,12 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.TickInterval <= 0 {
 		c.TickInterval = 10 * time.Millisecond
+	}
+	if c.StalledInboundLimit <= 0 {
+		c.StalledInboundLimit = 2*int(c.MaxJobSize) + stalledInboundSlack
+	}
+	if c.HeldBudget <= 0 {
+		c.HeldBudget = DefaultHeldBudget
 	}
 	if c.IdleTimeout < 0 {
 		return c, errors.New("engine: negative IdleTimeout")

@@ -47,6 +47,9 @@ type conn struct {
 
 	idle idleState // Config.IdleTimeout's bookkeeping
 
+	heldShare int64 // this connection's part of Server.held (budget.go)
+	heldPeak  int64 // the largest heldShare it had
+
 	busy atomic.Bool // replies not yet fully written (read by Stop)
 }
 
@@ -63,6 +66,16 @@ func (cn *conn) serve() gnet.Action {
 		}
 		defer cn.noteState()
 	}
+	a := cn.step()
+	if a == gnet.None && !cn.closed && cn.account() {
+		return gnet.Close
+	}
+	return a
+}
+
+// step does serve's work: deliver a reserve outcome, run the buffered
+// commands, write the replies.
+func (cn *conn) step() gnet.Action {
 	if cn.srv.stopping.Load() {
 		// Shutting down: write what is due, start nothing new, and leave
 		// a reserve outcome untaken, so that closing returns the job.
@@ -151,7 +164,11 @@ func (cn *conn) overLimit() bool {
 // are held back.
 func (cn *conn) tooMuchInbound() bool {
 	n := cn.gc.InboundBuffered()
-	if n <= cn.srv.cfg.InboundLimit {
+	limit := cn.srv.cfg.InboundLimit
+	if !cn.waiting {
+		limit = cn.srv.cfg.StalledInboundLimit
+	}
+	if n <= limit {
 		return false
 	}
 	cn.srv.log.Warn().Int("fd", cn.fd).Int("buffered", n).Bool("reserving", cn.waiting).

@@ -49,7 +49,9 @@
 // every reply after it, in command order; the commands themselves keep
 // running. Journal commits (Config.Subscribe) wake the connection to send
 // them. A client that keeps sending while its commands wait is cut off
-// past Config.InboundLimit. No protocol error closes a connection; only
+// past Config.InboundLimit (blocked in reserve) or
+// Config.StalledInboundLimit (a slow reader), and the memory held for all
+// such clients together is capped by Config.HeldBudget (see budget.go). No protocol error closes a connection; only
 // quit, end of input, an I/O error, Stop and those caps do.
 //
 // A client that half-closes gets answers to what it sent before: a pending

@@ -55,6 +55,7 @@ func (h *handler) OnClose(gc gnet.Conn, err error) gnet.Action {
 		cn.answerAtEOF()
 	}
 	cn.closed = true
+	cn.released()
 	cn.sess.Close()
 	h.s.reg.remove(cn)
 	if h.s.verbose >= 1 {

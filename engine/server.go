@@ -53,6 +53,7 @@ type Server struct {
 	servedFlag atomic.Bool
 
 	overCap, noFiles, acceptErrs rateLog // warnings, at most one a second each
+	heldState                            // memory held for slow clients (budget.go)
 
 	now       func() int64  // the idle clock (ns); tests replace it before Serve
 	idleSweep time.Duration // how often idle connections are looked for
