@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"math"
+	"net"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -108,7 +109,13 @@ type Config struct {
 	// means 10ms.
 	TickInterval time.Duration
 
-	// Network limits (see also MaxConns).
+	// Network limits (see also MaxConns) and an inherited listener.
+
+	// Listener, if set, is served instead of binding Addr: a listening TCP
+	// or Unix stream socket that the caller opened or inherited (systemd
+	// socket activation). The Server closes it in Stop; a Unix socket's
+	// file is left in place.
+	Listener net.Listener
 
 	// IdleTimeout closes a connection that has sent nothing for this long,
 	// except while a reserve of its own is waiting (its idle time starts

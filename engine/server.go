@@ -91,9 +91,11 @@ func Listen(ctx context.Context, cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	spec, err := parseAddr(cfg.Addr)
-	if err != nil {
-		return nil, err
+	var spec listenSpec
+	if cfg.Listener == nil {
+		if spec, err = parseAddr(cfg.Addr); err != nil {
+			return nil, err
+		}
 	}
 	s := &Server{
 		cfg: cfg, log: cfg.Logger, verbose: cfg.Verbose, spec: spec,
@@ -106,12 +108,17 @@ func Listen(ctx context.Context, cfg Config) (*Server, error) {
 	start := time.Now()
 	s.now = func() int64 { return int64(time.Since(start)) }
 	s.idleSweep = idleEvery(cfg.IdleTimeout)
-	s.ln, err = listen(ctx, spec, cfg.KeepAlive)
-	if err != nil {
-		return nil, err
+	if s.ln = cfg.Listener; s.ln == nil {
+		if s.ln, err = listen(ctx, spec, cfg.KeepAlive); err != nil {
+			return nil, err
+		}
 	}
 	s.addr = s.ln.Addr()
-	if s.rawLn, err = s.ln.(syscall.Conn).SyscallConn(); err != nil {
+	sc, ok := s.ln.(syscall.Conn)
+	if !ok {
+		return nil, fmt.Errorf("engine: cannot serve a %T (a TCP or Unix listener is needed)", s.ln)
+	}
+	if s.rawLn, err = sc.SyscallConn(); err != nil {
 		_ = s.ln.Close()
 		return nil, err
 	}

@@ -34,7 +34,12 @@ func run(o options, log zerolog.Logger) error {
 	signal.Notify(sigs, syscall.SIGUSR1, syscall.SIGTERM, syscall.SIGINT)
 	defer signal.Stop(sigs)
 
+	inherited, err := inheritedListener(o, log)
+	if err != nil {
+		return &exitError{exitSocket, err}
+	}
 	srv, err := engine.Listen(context.Background(), engine.Config{
+		Listener:    inherited,
 		Addr:        listenAddr(o),
 		MaxJobSize:  maxJobSize(o.maxJob),
 		Logger:      log,
