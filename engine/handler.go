@@ -1,16 +1,14 @@
 package engine
 
 import (
-	"time"
-
 	"github.com/panjf2000/gnet/v2"
 
 	"github.com/stalkd/stalkd/codec"
 )
 
 // handler is the gnet event handler of a Server. gnet calls OnOpen,
-// OnTraffic and OnClose on the event loop that owns the connection, and
-// OnTick from its ticker goroutine.
+// OnTraffic and OnClose on the event loop that owns the connection. gnet's
+// ticker is not used (see nudge.go).
 type handler struct {
 	gnet.BuiltinEventEngine
 	s *Server
@@ -25,6 +23,9 @@ func (h *handler) OnOpen(gc gnet.Conn) ([]byte, gnet.Action) {
 	cn := &conn{srv: s, gc: gc, fd: gc.Fd(), dec: codec.NewDecoder(s.cfg.MaxJobSize)}
 	cn.idle.stamp.Store(s.now())
 	s.reg.add(cn)
+	if s.cfg.IdleTimeout > 0 {
+		kick(s.reg.idleKick)
+	}
 	cn.sess = s.queue.NewSession(func() { _ = gc.Wake(nil) })
 	gc.SetContext(cn)
 	if s.verbose >= 1 {
@@ -66,14 +67,4 @@ func (h *handler) OnClose(gc gnet.Conn, err error) gnet.Action {
 		ev.Msg("close")
 	}
 	return gnet.None
-}
-
-// OnTick re-examines stalled connections (and, without a journal
-// subscription, connections waiting for a commit).
-func (h *handler) OnTick() (time.Duration, gnet.Action) {
-	s := h.s
-	if s.servedFlag.Load() {
-		s.reg.wakeStalled(!s.subscribe)
-	}
-	return s.cfg.TickInterval, gnet.None
 }

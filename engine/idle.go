@@ -23,11 +23,9 @@ type idleState struct {
 	leftover  int          // input buffered at the end of the last serve (loop only)
 }
 
-// idleEvery is how often the sweeper looks: often enough that a connection
-// is closed soon after its timeout, rarely enough to cost nothing.
-func idleEvery(timeout time.Duration) time.Duration {
-	return min(max(timeout/8, 10*time.Millisecond), time.Second)
-}
+// minIdleSweep bounds how soon the sweeper looks again, so that a
+// connection found active at its deadline does not make it spin.
+const minIdleSweep = 10 * time.Millisecond
 
 // noteInput runs at the start of serve: new input restarts the idle time.
 func (cn *conn) noteInput() {
@@ -47,6 +45,7 @@ func (cn *conn) noteState() {
 		cn.idle.reserving.Store(cn.waiting)
 		if !cn.waiting {
 			cn.idle.stamp.Store(cn.srv.now())
+			kick(cn.srv.reg.idleKick) // idle again: a deadline to plan
 		}
 	}
 }
@@ -60,27 +59,44 @@ func (cn *conn) idleNow() bool {
 	return cn.srv.now()-cn.idle.stamp.Load() >= int64(cn.srv.cfg.IdleTimeout)
 }
 
-// sweepIdle runs until Stop, waking the connections that look idle.
-func (s *Server) sweepIdle(every time.Duration) {
-	t := time.NewTicker(every)
-	defer t.Stop()
+// sweepIdle runs until Stop: it wakes the connections that look idle, then
+// sleeps until the earliest moment another one could be (with no candidate,
+// until a connection opens or a reserve ends).
+func (s *Server) sweepIdle() {
+	timeout := int64(s.cfg.IdleTimeout)
 	for {
+		var c <-chan time.Time
+		stop := func() bool { return false }
+		if next, ok := s.reg.wakeIdle(s.now(), timeout); ok {
+			c, stop = s.arm(max(time.Duration(next-s.now()), minIdleSweep))
+		}
+		s.sweeps.Add(1)
 		select {
 		case <-s.stopCh:
+			stop()
 			return
-		case <-t.C:
-			s.reg.wakeIdle(s.now(), int64(s.cfg.IdleTimeout))
+		case <-c:
+		case <-s.reg.idleKick:
+			stop()
 		}
 	}
 }
 
-// wakeIdle wakes every connection idle since before now-timeout.
-func (r *registry) wakeIdle(now, timeout int64) {
+// wakeIdle wakes every connection idle since before now-timeout, and
+// returns the earliest idle deadline of the others that could become idle
+// (not reserving); ok is false when there is none.
+func (r *registry) wakeIdle(now, timeout int64) (next int64, ok bool) {
 	r.mu.Lock()
 	var cs []*conn
 	for cn := range r.all {
-		if !cn.idle.reserving.Load() && now-cn.idle.stamp.Load() >= timeout {
+		if cn.idle.reserving.Load() {
+			continue
+		}
+		deadline := cn.idle.stamp.Load() + timeout
+		if deadline <= now {
 			cs = append(cs, cn)
+		} else if !ok || deadline < next {
+			next, ok = deadline, true
 		}
 	}
 	r.mu.Unlock()
@@ -88,6 +104,7 @@ func (r *registry) wakeIdle(now, timeout int64) {
 		cn.idle.check.Store(true)
 		_ = cn.gc.Wake(nil)
 	}
+	return next, ok
 }
 
 // closeIdle logs the closing of an idle connection.

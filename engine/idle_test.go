@@ -11,14 +11,15 @@ import (
 )
 
 // startIdleServer serves with IdleTimeout on a manual clock that only the
-// test moves; the sweeper never fires on its own (the test sweeps).
+// test moves; the sweeper's timers, in real time, are far off (the test
+// sweeps).
 func startIdleServer(t *testing.T, timeout time.Duration) (*Server, *jobs.ManualClock, *jobs.Queue) {
 	clock := jobs.NewManualClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).UnixNano())
 	q := jobs.New(jobs.Config{})
 	ctx := context.Background()
 	s, err := Listen(ctx, Config{Addr: "127.0.0.1:0", Logger: testLogger(t), Verbose: 1, IdleTimeout: timeout})
 	require.NoError(t, err)
-	s.now, s.idleSweep = clock.Now, time.Hour
+	s.now = clock.Now
 	require.NoError(t, s.Serve(Backend{Queue: q}))
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(ctx, ioTimeout)

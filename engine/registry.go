@@ -20,12 +20,23 @@ type registry struct {
 	all     map[*conn]struct{}
 	stalled map[*conn]struct{}
 	holding map[*conn]struct{}
+
+	// pollHolding: no journal subscription announces commits, so holding
+	// connections are polled like stalled ones. Set before serving.
+	pollHolding bool
+	// nudgeKick tells the nudger that a connection needs polling.
+	nudgeKick chan struct{}
+	// idleKick tells the idle sweeper that a connection may have a new,
+	// earlier idle deadline (it opened, or its reserve ended).
+	idleKick chan struct{}
 }
 
 func (r *registry) init() {
 	r.all = make(map[*conn]struct{})
 	r.stalled = make(map[*conn]struct{})
 	r.holding = make(map[*conn]struct{})
+	r.nudgeKick = make(chan struct{}, 1)
+	r.idleKick = make(chan struct{}, 1)
 }
 
 // add registers a new connection and returns how many are open.
@@ -67,19 +78,30 @@ func (r *registry) set(m map[*conn]struct{}, cn *conn, on bool) {
 	} else {
 		delete(m, cn)
 	}
+	first := on && len(m) == 1 && (len(r.stalled) > 0 || r.pollHolding && len(r.holding) > 0)
 	r.mu.Unlock()
+	if first {
+		kick(r.nudgeKick)
+	}
+}
+
+// needsNudge reports whether some connection must be polled.
+func (r *registry) needsNudge() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.stalled) > 0 || r.pollHolding && len(r.holding) > 0
 }
 
 // wakeStalled wakes every stalled connection, and the holding ones too when
-// no journal subscription announces commits. Called from the ticker.
-func (r *registry) wakeStalled(alsoHolding bool) {
+// no journal subscription announces commits. Called by the nudger.
+func (r *registry) wakeStalled() {
 	r.mu.Lock()
-	if len(r.stalled) == 0 && (!alsoHolding || len(r.holding) == 0) {
+	if len(r.stalled) == 0 && (!r.pollHolding || len(r.holding) == 0) {
 		r.mu.Unlock()
 		return
 	}
 	cs := collect(nil, r.stalled)
-	if alsoHolding {
+	if r.pollHolding {
 		cs = collect(cs, r.holding)
 	}
 	r.mu.Unlock()

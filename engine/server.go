@@ -55,8 +55,8 @@ type Server struct {
 	overCap, noFiles, acceptErrs rateLog // warnings, at most one a second each
 	heldState                            // memory held for slow clients (budget.go)
 
-	now       func() int64  // the idle clock (ns); tests replace it before Serve
-	idleSweep time.Duration // how often idle connections are looked for
+	now    func() int64 // the idle clock (ns); tests replace it before Serve
+	timers              // the nudger's and the idle sweeper's (nudge.go)
 }
 
 // Backend is what a Server serves: the queue and the journal's hooks. It is
@@ -107,7 +107,7 @@ func Listen(ctx context.Context, cfg Config) (*Server, error) {
 	s.reg.init()
 	start := time.Now()
 	s.now = func() int64 { return int64(time.Since(start)) }
-	s.idleSweep = idleEvery(cfg.IdleTimeout)
+	s.newTimer = realTimer
 	if s.ln = cfg.Listener; s.ln == nil {
 		if s.ln, err = listen(ctx, spec, cfg.KeepAlive); err != nil {
 			return nil, err
@@ -132,7 +132,6 @@ func Listen(ctx context.Context, cfg Config) (*Server, error) {
 func (s *Server) gnetOptions() []gnet.Option {
 	opts := []gnet.Option{
 		gnet.WithTCPNoDelay(gnet.TCPDelay),
-		gnet.WithTicker(true),
 		gnet.WithLogger(gnetLogger{s.log}),
 	}
 	if s.cfg.EventLoops > 0 {
@@ -164,8 +163,9 @@ func (s *Server) Serve(b Backend) error {
 		s.cli = cli
 		s.servedFlag.Store(true)
 		go s.acceptLoop()
+		go s.nudge()
 		if s.cfg.IdleTimeout > 0 {
-			go s.sweepIdle(s.idleSweep)
+			go s.sweepIdle()
 		}
 		s.log.Info().Stringer("addr", s.addr).Int("pid", s.proc.pid).Str("version", s.proc.version).
 			Msg("listening")
@@ -199,6 +199,7 @@ func (s *Server) setBackend(b Backend) {
 		s.subscribe = true
 		b.Subscribe(s.reg.wakeHolding)
 	}
+	s.reg.pollHolding = !s.subscribe
 	s.proc.start = time.Now()
 }
 
