@@ -2,6 +2,7 @@ package engine
 
 import (
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"syscall"
@@ -29,22 +30,57 @@ import (
 // closed listener nor descriptor exhaustion.
 const maxAcceptBackoff = time.Second
 
+// acceptor is one listening socket and its accept loop.
+type acceptor struct {
+	ln    net.Listener
+	raw   syscall.RawConn  // ln's descriptor, for shedding connections
+	spare int              // a descriptor held in reserve (the loop only)
+	admit func(c net.Conn) // takes an accepted connection
+	done  chan struct{}    // closed when the loop has returned
+}
+
+// newAcceptor wraps a bound listener; it must be a TCP or Unix listener.
+func newAcceptor(ln net.Listener, admit func(net.Conn)) (*acceptor, error) {
+	sc, ok := ln.(syscall.Conn)
+	if !ok {
+		return nil, fmt.Errorf("engine: cannot serve a %T (a TCP or Unix listener is needed)", ln)
+	}
+	raw, err := sc.SyscallConn()
+	if err != nil {
+		return nil, err
+	}
+	return &acceptor{ln: ln, raw: raw, spare: openSpare(), admit: admit, done: make(chan struct{})}, nil
+}
+
+// close closes the listener (the loop then returns) and, once the loop is
+// over or was never started, the spare descriptor.
+func (a *acceptor) close(started bool) {
+	_ = a.ln.Close()
+	if started {
+		<-a.done
+	}
+	if a.spare >= 0 {
+		_ = unix.Close(a.spare)
+		a.spare = -1
+	}
+}
+
 // acceptLoop runs until the listener is closed.
-func (s *Server) acceptLoop() {
-	defer close(s.acceptDone)
+func (s *Server) acceptLoop(a *acceptor) {
+	defer close(a.done)
 	var delay time.Duration
 	for {
-		c, err := s.ln.Accept()
+		c, err := a.ln.Accept()
 		if err == nil {
 			delay = 0
-			s.admit(c)
+			a.admit(c)
 			continue
 		}
 		if errors.Is(err, net.ErrClosed) || s.stopping.Load() {
 			return
 		}
 		if isOutOfFiles(err) {
-			s.shed(err)
+			s.shed(a, err)
 			continue
 		}
 		delay = min(max(2*delay, 5*time.Millisecond), maxAcceptBackoff)
@@ -60,9 +96,9 @@ func (s *Server) acceptLoop() {
 	}
 }
 
-// admit hands an accepted connection to an event loop, or refuses it when
-// the server is at its connection cap or the hand-over fails.
-func (s *Server) admit(c net.Conn) {
+// admitCount counts an accepted connection against MaxConns, or closes it
+// and reports false.
+func (s *Server) admitCount(c net.Conn) bool {
 	n := s.open.Add(1)
 	if s.cfg.MaxConns > 0 && n > int64(s.cfg.MaxConns) {
 		s.open.Add(-1)
@@ -71,6 +107,15 @@ func (s *Server) admit(c net.Conn) {
 			s.log.Warn().Int("max_connections", s.cfg.MaxConns).Int64("refused", s.overCap.take()).
 				Msg("too many connections; closing new ones")
 		})
+		return false
+	}
+	return true
+}
+
+// admit hands an accepted connection to an event loop, or refuses it when
+// the server is at its connection cap or the hand-over fails.
+func (s *Server) admit(c net.Conn) {
+	if !s.admitCount(c) {
 		return
 	}
 	if _, err := s.cli.EnrollContext(c, nil); err != nil { // closes c
@@ -88,13 +133,13 @@ func (s *Server) admit(c net.Conn) {
 // shed refuses, while descriptors are exhausted, the connections waiting in
 // the backlog: it releases the spare descriptor, accepts and closes each
 // one, and takes the spare back.
-func (s *Server) shed(cause error) {
+func (s *Server) shed(a *acceptor, cause error) {
 	n := 0
-	if s.spare >= 0 {
-		_ = unix.Close(s.spare)
-		s.spare = -1
+	if a.spare >= 0 {
+		_ = unix.Close(a.spare)
+		a.spare = -1
 	}
-	_ = s.rawLn.Control(func(fd uintptr) {
+	_ = a.raw.Control(func(fd uintptr) {
 		for {
 			nfd, _, err := unix.Accept4(int(fd), unix.SOCK_CLOEXEC|unix.SOCK_NONBLOCK)
 			if err == unix.EINTR || err == unix.ECONNABORTED {
@@ -107,7 +152,7 @@ func (s *Server) shed(cause error) {
 			n++
 		}
 	})
-	s.spare = openSpare()
+	a.spare = openSpare()
 	s.noFiles.add(int64(n))
 	s.noFiles.log(func() { s.logNoFiles(cause) })
 	if n == 0 {

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"crypto/tls"
 	"errors"
 	"math"
 	"net"
@@ -109,7 +110,7 @@ type Config struct {
 	// means 10ms.
 	TickInterval time.Duration
 
-	// Network limits (see also MaxConns) and an inherited listener.
+	// Network limits (see also MaxConns), an inherited listener, TLS.
 
 	// Listener, if set, is served instead of binding Addr: a listening TCP
 	// or Unix stream socket that the caller opened or inherited (systemd
@@ -130,7 +131,17 @@ type Config struct {
 	// and unread replies of stalled ones. A connection whose share grows
 	// while the total is past it is closed. 0 means DefaultHeldBudget.
 	HeldBudget int64
+	// TLSAddr, if set, adds a listener ("host:port") that speaks the
+	// protocol inside TLS, with TLSConfig (required with it; the Server
+	// raises its MinVersion to TLS 1.2). Set Addr to NoPlainListener for a
+	// TLS-only server.
+	TLSAddr   string
+	TLSConfig *tls.Config
 }
+
+// NoPlainListener, as Config.Addr, turns the plain listener off (a
+// TLS-only server).
+const NoPlainListener = "none"
 
 // withDefaults returns c with every zero field replaced by its default, or
 // an error for a value out of range.

@@ -25,7 +25,7 @@ const keepOutCap = 256 << 10
 // gnet to run OnTraffic on that loop.
 type conn struct {
 	srv  *Server
-	gc   gnet.Conn
+	gc   transport
 	fd   int
 	sess *jobs.Session
 	dec  *codec.Decoder
@@ -136,7 +136,7 @@ func (cn *conn) decodeAll() {
 // because it was blocked).
 func (cn *conn) decode(in []byte) (off int, needInput bool) {
 	for !cn.blocked() {
-		if cn.overLimit() {
+		if off < len(in) && cn.overLimit() { // with no input left, nothing waits
 			cn.stall = true
 			return off, false
 		}

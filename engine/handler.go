@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"net"
+
 	"github.com/panjf2000/gnet/v2"
 
 	"github.com/stalkd/stalkd/codec"
@@ -16,21 +18,10 @@ type handler struct {
 
 // OnOpen sets up a new connection's state and session.
 func (h *handler) OnOpen(gc gnet.Conn) ([]byte, gnet.Action) {
-	s := h.s
-	if s.stopping.Load() {
+	if h.s.stopping.Load() {
 		return nil, gnet.Close
 	}
-	cn := &conn{srv: s, gc: gc, fd: gc.Fd(), dec: codec.NewDecoder(s.cfg.MaxJobSize)}
-	cn.idle.stamp.Store(s.now())
-	s.reg.add(cn)
-	if s.cfg.IdleTimeout > 0 {
-		kick(s.reg.idleKick)
-	}
-	cn.sess = s.queue.NewSession(func() { _ = gc.Wake(nil) })
-	gc.SetContext(cn)
-	if s.verbose >= 1 {
-		s.log.Debug().Int("fd", cn.fd).Stringer("remote", gc.RemoteAddr()).Msg("accept")
-	}
+	gc.SetContext(h.s.openConn(gc, gc.Fd(), gc.RemoteAddr()))
 	return nil, gnet.None
 }
 
@@ -43,28 +34,51 @@ func (h *handler) OnTraffic(gc gnet.Conn) gnet.Action {
 	return cn.serve()
 }
 
-// OnClose ends the session: its reserved jobs go back to ready and a pending
-// reserve is cancelled. After an end of input, what the client pipelined
-// before it is answered first, as the reference does.
+// OnClose ends the connection (see conn.end).
 func (h *handler) OnClose(gc gnet.Conn, err error) gnet.Action {
 	h.s.open.Add(-1) // every connection was counted by admit
-	cn, _ := gc.Context().(*conn)
-	if cn == nil || cn.closed {
-		return gnet.None
+	if cn, _ := gc.Context().(*conn); cn != nil {
+		cn.end(err)
 	}
-	if !cn.inServe && isEOF(err) && !h.s.stopping.Load() {
+	return gnet.None
+}
+
+// openConn sets up a new connection's state and session, on the goroutine
+// that will own it (a gnet event loop, or a TLS connection's own).
+func (s *Server) openConn(t transport, fd int, remote net.Addr) *conn {
+	cn := &conn{srv: s, gc: t, fd: fd, dec: codec.NewDecoder(s.cfg.MaxJobSize)}
+	cn.idle.stamp.Store(s.now())
+	s.reg.add(cn)
+	if s.cfg.IdleTimeout > 0 {
+		kick(s.reg.idleKick)
+	}
+	cn.sess = s.queue.NewSession(func() { _ = t.Wake(nil) })
+	if s.verbose >= 1 {
+		s.log.Debug().Int("fd", cn.fd).Stringer("remote_addr", remote).Msg("accept")
+	}
+	return cn
+}
+
+// end ends the session: its reserved jobs go back to ready and a pending
+// reserve is cancelled. After an end of input, what the client pipelined
+// before it is answered first, as the reference does.
+func (cn *conn) end(err error) {
+	s := cn.srv
+	if cn.closed {
+		return
+	}
+	if !cn.inServe && isEOF(err) && !s.stopping.Load() {
 		cn.answerAtEOF()
 	}
 	cn.closed = true
 	cn.released()
 	cn.sess.Close()
-	h.s.reg.remove(cn)
-	if h.s.verbose >= 1 {
-		ev := h.s.log.Debug().Int("fd", cn.fd)
+	s.reg.remove(cn)
+	if s.verbose >= 1 {
+		ev := s.log.Debug().Int("fd", cn.fd)
 		if err != nil && !isEOF(err) {
 			ev = ev.Err(err)
 		}
 		ev.Msg("close")
 	}
-	return gnet.None
 }

@@ -109,7 +109,7 @@ func TestNoTimerWhileIdle(t *testing.T) {
 			f.fire()
 		}
 	}
-	require.Eventually(t, func() bool { return stalled(s) == 0 }, ioTimeout, time.Millisecond)
+	require.Eventually(t, func() bool { f.fire(); return stalled(s) == 0 }, ioTimeout, time.Millisecond)
 	f.fire() // the nudger finds no one to poll and goes to sleep
 	n := f.count()
 	a.do("list-tube-used\r\n", "USING default\r\n")

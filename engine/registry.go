@@ -2,8 +2,6 @@ package engine
 
 import (
 	"sync"
-
-	"github.com/panjf2000/gnet/v2"
 )
 
 // registry knows the open connections, and which of them need a nudge from
@@ -125,7 +123,7 @@ func (r *registry) wakeHolding() {
 // returns how many there are (Stop waits for zero).
 func (r *registry) wakeBusy() int {
 	r.mu.Lock()
-	var cs []gnet.Conn
+	var cs []transport
 	for cn := range r.all {
 		if cn.busy.Load() {
 			cs = append(cs, cn.gc)
@@ -136,14 +134,14 @@ func (r *registry) wakeBusy() int {
 	return len(cs)
 }
 
-func collect(dst []gnet.Conn, m map[*conn]struct{}) []gnet.Conn {
+func collect(dst []transport, m map[*conn]struct{}) []transport {
 	for cn := range m {
 		dst = append(dst, cn.gc)
 	}
 	return dst
 }
 
-func wakeAll(cs []gnet.Conn) {
+func wakeAll(cs []transport) {
 	for _, c := range cs {
 		_ = c.Wake(nil)
 	}

@@ -7,7 +7,6 @@ import (
 	"net"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/panjf2000/gnet/v2"
@@ -31,16 +30,14 @@ type Server struct {
 	subscribe bool
 	proc      procInfo
 
-	ln    net.Listener    // bound by Listen, closed by Stop
-	rawLn syscall.RawConn // ln's descriptor, for shedding connections
-	addr  net.Addr        // ln.Addr()
-	cli   *gnet.Client    // the event loops, started by Serve
-	spare int             // a descriptor held in reserve (accept loop only)
+	plain *acceptor    // the plain listener, bound by Listen; nil with NoPlainListener
+	tls   *tlsServer   // the TLS listener and its connections; nil without TLSAddr
+	addr  net.Addr     // the plain listener's address (else the TLS one's)
+	cli   *gnet.Client // the event loops, started by Serve
 
-	acceptDone chan struct{} // closed when the accept loop has returned
-	stopCh     chan struct{} // closed when Stop begins
-	done       chan struct{} // closed when the server has stopped
-	runErr     error         // why the server stopped on its own, read after done
+	stopCh chan struct{} // closed when Stop begins
+	done   chan struct{} // closed when the server has stopped
+	runErr error         // why the server stopped on its own, read after done
 
 	reg        registry
 	open       atomic.Int64 // connections accepted and not yet closed
@@ -92,38 +89,71 @@ func Listen(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, err
 	}
 	var spec listenSpec
-	if cfg.Listener == nil {
+	if cfg.Listener == nil && cfg.Addr != NoPlainListener {
 		if spec, err = parseAddr(cfg.Addr); err != nil {
 			return nil, err
 		}
 	}
 	s := &Server{
 		cfg: cfg, log: cfg.Logger, verbose: cfg.Verbose, spec: spec,
-		proc:       loadProcInfo(cfg.Version),
-		acceptDone: make(chan struct{}),
-		stopCh:     make(chan struct{}),
-		done:       make(chan struct{}),
+		proc:   loadProcInfo(cfg.Version),
+		stopCh: make(chan struct{}),
+		done:   make(chan struct{}),
 	}
 	s.reg.init()
 	start := time.Now()
 	s.now = func() int64 { return int64(time.Since(start)) }
 	s.newTimer = realTimer
-	if s.ln = cfg.Listener; s.ln == nil {
-		if s.ln, err = listen(ctx, spec, cfg.KeepAlive); err != nil {
-			return nil, err
+	if err := s.bind(ctx, spec); err != nil {
+		if s.plain != nil {
+			s.plain.close(false)
 		}
-	}
-	s.addr = s.ln.Addr()
-	sc, ok := s.ln.(syscall.Conn)
-	if !ok {
-		return nil, fmt.Errorf("engine: cannot serve a %T (a TCP or Unix listener is needed)", s.ln)
-	}
-	if s.rawLn, err = sc.SyscallConn(); err != nil {
-		_ = s.ln.Close()
 		return nil, err
 	}
-	s.spare = openSpare()
 	return s, nil
+}
+
+// bind opens the plain listener (or takes Config.Listener) and the TLS
+// one.
+func (s *Server) bind(ctx context.Context, spec listenSpec) error {
+	ln := s.cfg.Listener
+	if ln == nil && s.cfg.Addr != NoPlainListener {
+		var err error
+		if ln, err = listen(ctx, spec, s.cfg.KeepAlive); err != nil {
+			return err
+		}
+	}
+	if ln != nil {
+		a, err := newAcceptor(ln, s.admit)
+		if err != nil {
+			_ = ln.Close()
+			return err
+		}
+		s.plain, s.addr = a, ln.Addr()
+	}
+	if s.cfg.TLSAddr == "" {
+		if s.plain == nil {
+			return errors.New("engine: no listener: the plain one is off and no TLSAddr is set")
+		}
+		return nil
+	}
+	t, err := s.listenTLS(ctx)
+	if err != nil {
+		return err
+	}
+	s.tls = t
+	if s.addr == nil {
+		s.addr = t.acc.ln.Addr()
+	}
+	return nil
+}
+
+// TLSAddr returns the TLS listener's address, or nil without one.
+func (s *Server) TLSAddr() net.Addr {
+	if s.tls == nil {
+		return nil
+	}
+	return s.tls.acc.ln.Addr()
 }
 
 // gnetOptions translates the Config into gnet's options. The listener's
@@ -162,13 +192,21 @@ func (s *Server) Serve(b Backend) error {
 		s.setBackend(b)
 		s.cli = cli
 		s.servedFlag.Store(true)
-		go s.acceptLoop()
+		if s.plain != nil {
+			go s.acceptLoop(s.plain)
+		}
+		if s.tls != nil {
+			go s.acceptLoop(s.tls.acc)
+		}
 		go s.nudge()
 		if s.cfg.IdleTimeout > 0 {
 			go s.sweepIdle()
 		}
-		s.log.Info().Stringer("addr", s.addr).Int("pid", s.proc.pid).Str("version", s.proc.version).
-			Msg("listening")
+		ev := s.log.Info().Stringer("addr", s.addr)
+		if s.tls != nil {
+			ev = ev.Stringer("tls_addr", s.tls.acc.ln.Addr())
+		}
+		ev.Int("pid", s.proc.pid).Str("version", s.proc.version).Msg("listening")
 		err = nil
 	})
 	return err

@@ -3,8 +3,6 @@ package engine
 import (
 	"context"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // drainPoll is how often Stop re-examines connections whose replies are not
@@ -33,20 +31,29 @@ func (s *Server) stop(ctx context.Context) error {
 	s.stopping.Store(true)
 	close(s.stopCh)
 	s.serveOnce.Do(func() {}) // waits for a Serve in progress; no Serve after
-	_ = s.ln.Close()          // new clients are refused by the kernel from now
+	served := s.servedFlag.Load()
+	// New clients are refused by the kernel from now.
+	if s.plain != nil {
+		s.plain.close(served)
+	}
+	if s.tls != nil {
+		s.tls.acc.close(served)
+	}
 	var err error
-	if s.servedFlag.Load() {
-		<-s.acceptDone
+	if served {
 		err = s.drain(ctx)
 		// Client.Stop closes every connection (OnClose returns their
-		// reserved jobs) and waits for the loops to exit.
-		go func() { _ = s.cli.Stop(); close(s.done) }()
+		// reserved jobs) and waits for the loops to exit; so does
+		// closing the TLS connections.
+		go func() {
+			_ = s.cli.Stop()
+			if s.tls != nil {
+				s.tls.closeAll()
+			}
+			close(s.done)
+		}()
 	} else {
 		close(s.done)
-	}
-	if s.spare >= 0 {
-		_ = unix.Close(s.spare)
-		s.spare = -1
 	}
 	select {
 	case <-s.done:
