@@ -19,6 +19,7 @@ type options struct {
 	verbose int    // -V count
 	journal journalFlags
 	net     netFlags // stalkd's own long flags (longflags.go)
+	tls     tlsFlags // --tls and its files (tlsflags.go)
 }
 
 // journalFlags are the persistence flags, handed to openJournal as they are.
@@ -230,5 +231,5 @@ Options:
  -v       show version information
  -V       increase verbosity
  -h       show this help
-`+longUsage, prog)
+`+longUsage+tlsUsage, prog)
 }
