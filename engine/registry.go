@@ -5,14 +5,14 @@ import (
 )
 
 // registry knows the open connections, and which of them need a nudge from
-// outside their event loop: stalled ones (a slow reader: re-examined on every
-// tick) and holding ones (replies waiting for a journal commit: woken on each
+// outside their event loop: stalled ones (a slow reader: re-examined by the
+// nudger) and holding ones (replies waiting for a journal commit: woken on each
 // commit). A nudge is gnet's Wake, which runs OnTraffic on the connection's
 // own loop.
 //
 // Concurrency: mu guards the maps. Event loops add and remove connections;
-// the ticker, the journal's goroutine and Stop read them. Wakes are issued
-// after mu is released.
+// the nudger, the idle sweeper, the journal's goroutine and Stop read them.
+// Wakes are issued after mu is released.
 type registry struct {
 	mu      sync.Mutex
 	all     map[*conn]struct{}
