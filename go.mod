@@ -4,7 +4,7 @@ go 1.24.0
 
 require (
 	github.com/beanstalkd/go-beanstalk v0.2.0
-	github.com/panjf2000/gnet/v2 v2.9.4
+	github.com/panjf2000/gnet/v2 v2.9.7
 	github.com/rs/zerolog v1.34.0
 	github.com/stretchr/testify v1.11.1
 	github.com/tidwall/wal v1.1.8

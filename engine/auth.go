@@ -81,8 +81,8 @@ func (cn *conn) auth(cmd *codec.Command) {
 
 // remoteAddr is the peer's address for the logs ("" when unknown).
 func (cn *conn) remoteAddr() string {
-	if a := cn.gc.RemoteAddr(); a != nil {
-		return a.String()
+	if cn.remote != nil {
+		return cn.remote.String()
 	}
 	return ""
 }

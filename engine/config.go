@@ -1,8 +1,10 @@
 package engine
 
 import (
+	"crypto/tls"
 	"errors"
 	"math"
+	"net"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -25,7 +27,7 @@ const (
 	MaxJobSizeZero = math.MaxUint32
 	// DefaultSlowReaderLimit bounds the replies a connection may have queued
 	// (written but not yet read by the client) before its commands wait.
-	DefaultSlowReaderLimit = 4 << 20
+	DefaultSlowReaderLimit = 1 << 20
 	// DefaultInboundSlack is added to the maximum job size to bound what a
 	// connection may send while its commands are held back (blocked in
 	// reserve, or stalled as a slow reader).
@@ -96,9 +98,8 @@ type Config struct {
 	// means MaxJobSize + DefaultInboundSlack.
 	InboundLimit int
 	// MaxConns caps simultaneous connections: more are closed as soon as
-	// they are accepted (the first refusal is logged as a warning). 0 means
-	// no cap. Keep it below the open-file limit: gnet stops the whole
-	// server when accept fails for lack of file descriptors.
+	// they are accepted (with a warning at most once a second). 0 means no
+	// cap. Running out of file descriptors only refuses connections too.
 	MaxConns int
 	// KeepAlive is the TCP keep-alive idle time; 0 means DefaultKeepAlive,
 	// negative disables keep-alive.
@@ -111,7 +112,39 @@ type Config struct {
 	// must send "auth <token>" with one of them before any other command
 	// (see auth.go). Empty strings are ignored.
 	AuthTokens []string
+
+	// Network limits (see also MaxConns), an inherited listener, TLS.
+
+	// Listener, if set, is served instead of binding Addr: a listening TCP
+	// or Unix stream socket that the caller opened or inherited (systemd
+	// socket activation). The Server closes it in Stop; a Unix socket's
+	// file is left in place.
+	Listener net.Listener
+
+	// IdleTimeout closes a connection that has sent nothing for this long,
+	// except while a reserve of its own is waiting (its idle time starts
+	// again when the reserve ends). 0 means never.
+	IdleTimeout time.Duration
+	// StalledInboundLimit bounds the bytes a client may send while its
+	// commands wait for it to read its replies (past SlowReaderLimit); past
+	// it the connection is closed. 0 means twice MaxJobSize plus 256 KiB.
+	StalledInboundLimit int
+	// HeldBudget bounds the memory held, across all connections, for
+	// clients that do not keep up: input buffered while their commands wait
+	// and unread replies of stalled ones. A connection whose share grows
+	// while the total is past it is closed. 0 means DefaultHeldBudget.
+	HeldBudget int64
+	// TLSAddr, if set, adds a listener ("host:port") that speaks the
+	// protocol inside TLS, with TLSConfig (required with it; the Server
+	// raises its MinVersion to TLS 1.2). Set Addr to NoPlainListener for a
+	// TLS-only server.
+	TLSAddr   string
+	TLSConfig *tls.Config
 }
+
+// NoPlainListener, as Config.Addr, turns the plain listener off (a
+// TLS-only server).
+const NoPlainListener = "none"
 
 // withDefaults returns c with every zero field replaced by its default, or
 // an error for a value out of range.
@@ -142,6 +175,15 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.TickInterval <= 0 {
 		c.TickInterval = 10 * time.Millisecond
+	}
+	if c.StalledInboundLimit <= 0 {
+		c.StalledInboundLimit = 2*int(c.MaxJobSize) + stalledInboundSlack
+	}
+	if c.HeldBudget <= 0 {
+		c.HeldBudget = DefaultHeldBudget
+	}
+	if c.IdleTimeout < 0 {
+		return c, errors.New("engine: negative IdleTimeout")
 	}
 	if c.EventLoops < 0 || c.MaxConns < 0 {
 		return c, errors.New("engine: negative EventLoops or MaxConns")

@@ -16,6 +16,38 @@
 // journal (it drops privileges in between) uses Listen, then Serve with a
 // Backend; clients that connect in between wait in the kernel's backlog.
 //
+// # Accepting connections
+//
+// The Server binds with Go's net.Listen and runs its own accept loop, which
+// hands each connection to gnet's event loops (gnet.Client.Enroll); gnet's
+// acceptor is not used, because it stops the whole engine when accept
+// fails. Past Config.MaxConns, and whenever the process runs out of file
+// descriptors, new connections are closed at once (a spare descriptor is
+// released to accept and close what waits in the backlog) and a warning is
+// logged at most once a second; the connections already open are served as
+// before. The loop costs a dup and a close per connection, nothing per
+// command. With Config.IdleTimeout, a connection that sends nothing for
+// that long is closed, unless a reserve of its own is waiting.
+// Config.Listener serves a socket opened elsewhere (systemd socket
+// activation) instead of binding Addr.
+//
+// # TLS
+//
+// Config.TLSAddr adds a listener that speaks the protocol inside TLS
+// (crypto/tls; gnet has none). Its connections run the same protocol code
+// as plain ones - one conn, one reply path - behind a small transport seam
+// (transport.go): each TLS connection has an owner goroutine in place of an
+// event loop, and reader and writer goroutines around the tls.Conn. The
+// reader stops while input waits unconsumed, so TCP holds back a TLS client
+// that does not keep up. CertFiles reloads the certificate without touching
+// open connections.
+//
+// # Timers
+//
+// Nothing in the engine runs on a fixed beat: stalled connections are
+// polled only while there are some, the idle sweeper sleeps until the next
+// possible idle deadline, and an idle server sleeps (see nudge.go).
+//
 // # How a connection is served
 //
 // Each connection has a codec.Decoder, a jobs.Session and a reply buffer.
@@ -30,13 +62,16 @@
 //   - quit: nothing after it runs; the connection closes once its replies
 //     are written;
 //   - a slow reader: past Config.SlowReaderLimit bytes of queued replies the
-//     connection's commands wait, and the ticker re-examines it.
+//     connection's commands wait, and the nudger re-examines it every
+//     Config.TickInterval.
 //
 // A reply to a change that the journal has not committed yet is held, with
 // every reply after it, in command order; the commands themselves keep
 // running. Journal commits (Config.Subscribe) wake the connection to send
 // them. A client that keeps sending while its commands wait is cut off
-// past Config.InboundLimit. No protocol error closes a connection; only
+// past Config.InboundLimit (blocked in reserve) or
+// Config.StalledInboundLimit (a slow reader), and the memory held for all
+// such clients together is capped by Config.HeldBudget (see budget.go). No protocol error closes a connection; only
 // quit, end of input, an I/O error, Stop and those caps do.
 //
 // A client that half-closes gets answers to what it sent before: a pending
@@ -45,10 +80,10 @@
 //
 // # Concurrency
 //
-// Connection state belongs to its event loop. Other goroutines reach a
-// connection only through gnet's Wake: the queue (reserve outcomes), the
-// journal (commits), the ticker (stalled connections) and Stop. The
-// registry that lists connections for them has one mutex, taken on open,
+// Connection state belongs to its event loop (or, for TLS, its owner
+// goroutine). Other goroutines reach a connection only through Wake: the
+// queue (reserve outcomes), the journal (commits), the nudger (stalled
+// connections), the idle sweeper and Stop. The registry that lists connections for them has one mutex, taken on open,
 // close and state changes, never on the per-command path. Logging: -V
 // (Verbose 1) logs accepts and closes at debug level, Verbose 2 every
 // command and reply at trace level; nothing is logged per command at 0.

@@ -48,6 +48,11 @@ func (cn *conn) answerAtEOF() {
 // finishLater writes a closing connection's held replies from a goroutine,
 // on a duplicate of its socket, as their commits arrive.
 func (s *Server) finishLater(cn *conn) {
+	if f, ok := cn.gc.(interface{ finishHeld(heldReplies) }); ok {
+		f.finishHeld(cn.held) // a TLS connection finishes them itself
+		cn.held = heldReplies{}
+		return
+	}
 	fd, err := cn.gc.Dup()
 	if err != nil {
 		s.log.Warn().Err(err).Int("fd", cn.fd).Msg("dropping replies of a closed connection")

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"sync"
 	"sync/atomic"
@@ -30,16 +31,17 @@ type Server struct {
 	subscribe bool
 	proc      procInfo
 
-	eng  gnet.Engine // set in OnBoot
-	addr net.Addr    // set in OnBoot
+	plain *acceptor    // the plain listener, bound by Listen; nil with NoPlainListener
+	tls   *tlsServer   // the TLS listener and its connections; nil without TLSAddr
+	addr  net.Addr     // the plain listener's address (else the TLS one's)
+	cli   *gnet.Client // the event loops, started by Serve
 
-	booted  chan struct{} // closed when the listener is bound
-	serveCh chan struct{} // closed by Serve: OnBoot lets the loops start
-	abortCh chan struct{} // closed by Stop before Serve: OnBoot shuts down
-	done    chan struct{} // closed when gnet.Run has returned
-	runErr  error         // gnet.Run's result, read after done
+	stopCh chan struct{} // closed when Stop begins
+	done   chan struct{} // closed when the server has stopped
+	runErr error         // why the server stopped on its own, read after done
 
 	reg        registry
+	open       atomic.Int64 // connections accepted and not yet closed
 	stopping   atomic.Bool
 	serveOnce  sync.Once
 	stopOnce   sync.Once
@@ -47,7 +49,12 @@ type Server struct {
 	queueDone  chan struct{}
 	finishers  sync.WaitGroup
 	servedFlag atomic.Bool
-	refusals   atomic.Int64 // connections refused over MaxConns (logged once)
+
+	overCap, noFiles, acceptErrs rateLog // warnings, at most one a second each
+	heldState                            // memory held for slow clients (budget.go)
+
+	now    func() int64 // the idle clock (ns); tests replace it before Serve
+	timers              // the nudger's and the idle sweeper's (nudge.go)
 }
 
 // Backend is what a Server serves: the queue and the journal's hooks. It is
@@ -82,62 +89,81 @@ func Listen(ctx context.Context, cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	spec, err := parseAddr(cfg.Addr)
-	if err != nil {
-		return nil, err
+	var spec listenSpec
+	if cfg.Listener == nil && cfg.Addr != NoPlainListener {
+		if spec, err = parseAddr(cfg.Addr); err != nil {
+			return nil, err
+		}
 	}
 	s := &Server{
 		cfg: cfg, log: cfg.Logger, verbose: cfg.Verbose, spec: spec,
 		proc: loadProcInfo(cfg.Version), tokens: newTokenSet(cfg.AuthTokens),
+		stopCh: make(chan struct{}),
+		done:   make(chan struct{}),
 	}
 	s.reg.init()
-	err = s.boot(ctx, spec.proto)
-	if err != nil && spec.fallback != "" && isNoIPv6(err) {
-		s.log.Warn().Err(err).Msg("no IPv6 on this host; listening on IPv4 only")
-		err = s.boot(ctx, spec.fallback)
-	}
-	if err != nil {
+	start := time.Now()
+	s.now = func() int64 { return int64(time.Since(start)) }
+	s.newTimer = realTimer
+	if err := s.bind(ctx, spec); err != nil {
+		if s.plain != nil {
+			s.plain.close(false)
+		}
 		return nil, err
 	}
 	return s, nil
 }
 
-// boot runs gnet on proto in a goroutine and waits until it is bound.
-func (s *Server) boot(ctx context.Context, proto string) error {
-	s.booted = make(chan struct{})
-	s.serveCh = make(chan struct{})
-	s.abortCh = make(chan struct{})
-	s.done = make(chan struct{})
-	opts := s.gnetOptions()
-	go func(done chan struct{}) {
-		s.runErr = gnet.Run(&handler{s: s}, proto, opts...)
-		close(done)
-	}(s.done)
-	select {
-	case <-s.booted:
-		return nil
-	case <-s.done:
-		if s.runErr == nil {
-			s.runErr = errors.New("engine: gnet stopped before it was bound")
+// bind opens the plain listener (or takes Config.Listener) and the TLS
+// one.
+func (s *Server) bind(ctx context.Context, spec listenSpec) error {
+	ln := s.cfg.Listener
+	if ln == nil && s.cfg.Addr != NoPlainListener {
+		var err error
+		if ln, err = listen(ctx, spec, s.cfg.KeepAlive); err != nil {
+			return err
 		}
-		return s.runErr
-	case <-ctx.Done():
-		close(s.abortCh)
-		<-s.done
-		return ctx.Err()
 	}
+	if ln != nil {
+		a, err := newAcceptor(ln, s.admit)
+		if err != nil {
+			_ = ln.Close()
+			return err
+		}
+		s.plain, s.addr = a, ln.Addr()
+	}
+	if s.cfg.TLSAddr == "" {
+		if s.plain == nil {
+			return errors.New("engine: no listener: the plain one is off and no TLSAddr is set")
+		}
+		return nil
+	}
+	t, err := s.listenTLS(ctx)
+	if err != nil {
+		return err
+	}
+	s.tls = t
+	if s.addr == nil {
+		s.addr = t.acc.ln.Addr()
+	}
+	return nil
 }
 
-// gnetOptions translates the Config into gnet's options.
+// TLSAddr returns the TLS listener's address, or nil without one.
+func (s *Server) TLSAddr() net.Addr {
+	if s.tls == nil {
+		return nil
+	}
+	return s.tls.acc.ln.Addr()
+}
+
+// gnetOptions translates the Config into gnet's options. The listener's
+// accept already set TCP_NODELAY (Go's default) and keep-alive
+// (ListenConfig), so gnet sets neither again.
 func (s *Server) gnetOptions() []gnet.Option {
 	opts := []gnet.Option{
-		gnet.WithReuseAddr(true),
-		gnet.WithTCPNoDelay(gnet.TCPNoDelay),
-		gnet.WithTicker(true),
+		gnet.WithTCPNoDelay(gnet.TCPDelay),
 		gnet.WithLogger(gnetLogger{s.log}),
-	}
-	if s.cfg.KeepAlive > 0 {
-		opts = append(opts, gnet.WithTCPKeepAlive(s.cfg.KeepAlive))
 	}
 	if s.cfg.EventLoops > 0 {
 		opts = append(opts, gnet.WithNumEventLoop(s.cfg.EventLoops))
@@ -156,9 +182,32 @@ func (s *Server) Serve(b Backend) error {
 		if s.stopping.Load() {
 			return
 		}
+		cli, cerr := gnet.NewClient(&handler{s: s}, s.gnetOptions()...)
+		if cerr == nil {
+			cerr = cli.Start()
+		}
+		if cerr != nil {
+			err = fmt.Errorf("engine: starting the event loops: %w", cerr)
+			return
+		}
 		s.setBackend(b)
+		s.cli = cli
 		s.servedFlag.Store(true)
-		close(s.serveCh)
+		if s.plain != nil {
+			go s.acceptLoop(s.plain)
+		}
+		if s.tls != nil {
+			go s.acceptLoop(s.tls.acc)
+		}
+		go s.nudge()
+		if s.cfg.IdleTimeout > 0 {
+			go s.sweepIdle()
+		}
+		ev := s.log.Info().Stringer("addr", s.addr)
+		if s.tls != nil {
+			ev = ev.Stringer("tls_addr", s.tls.acc.ln.Addr())
+		}
+		ev.Int("pid", s.proc.pid).Str("version", s.proc.version).Msg("listening")
 		err = nil
 	})
 	return err
@@ -189,6 +238,7 @@ func (s *Server) setBackend(b Backend) {
 		s.subscribe = true
 		b.Subscribe(s.reg.wakeHolding)
 	}
+	s.reg.pollHolding = !s.subscribe
 	s.proc.start = time.Now()
 }
 
@@ -203,11 +253,12 @@ func (s *Server) Queue() *jobs.Queue {
 	return s.queue
 }
 
-// Done is closed when the server has stopped, after Stop or because gnet
-// failed (then Err says why).
+// Done is closed when the server has stopped, after Stop (Err then says
+// why, if it stopped on its own).
 func (s *Server) Done() <-chan struct{} { return s.done }
 
-// Err returns why gnet stopped, once Done is closed; nil after a clean Stop.
+// Err returns why the server stopped, once Done is closed; nil after a
+// clean Stop.
 func (s *Server) Err() error {
 	select {
 	case <-s.done:

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/stalkd/stalkd/engine"
@@ -17,6 +18,8 @@ type options struct {
 	user    string // -u
 	verbose int    // -V count
 	journal journalFlags
+	net     netFlags // stalkd's own long flags (longflags.go)
+	tls     tlsFlags // --tls and its files (tlsflags.go)
 }
 
 // journalFlags are the persistence flags, handed to openJournal as they are.
@@ -46,6 +49,7 @@ func defaultOptions() options {
 	return options{
 		port:   "11300",
 		maxJob: engine.DefaultMaxJobSize,
+		net:    netFlags{maxConns: -1},
 		journal: journalFlags{
 			SyncInterval: 50 * time.Millisecond,
 			SegmentSize:  engine.DefaultBinlogMaxSize,
@@ -63,6 +67,13 @@ func parseArgs(args []string, warn func(string)) (options, action, error) {
 	o := defaultOptions()
 	for i := 0; i < len(args); {
 		arg := args[i]
+		if len(arg) > 2 && strings.HasPrefix(arg, "--") {
+			var err error
+			if i, err = parseLong(&o, args, i); err != nil {
+				return o, actRun, err
+			}
+			continue
+		}
 		i++
 		if len(arg) < 2 || arg[0] != '-' {
 			return o, actRun, usageError("unknown argument: " + arg)
@@ -220,5 +231,5 @@ Options:
  -v       show version information
  -V       increase verbosity
  -h       show this help
-`, prog)
+`+longUsage+tlsUsage, prog)
 }

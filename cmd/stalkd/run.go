@@ -34,12 +34,32 @@ func run(o options, log zerolog.Logger) error {
 	signal.Notify(sigs, syscall.SIGUSR1, syscall.SIGTERM, syscall.SIGINT)
 	defer signal.Stop(sigs)
 
+	if err := o.tls.check(o.addr == plainOff); err != nil {
+		return &exitError{exitUsage, err}
+	}
+	tlsConfig, certs, err := o.tls.config()
+	if err != nil {
+		return err
+	}
+	hup := func() {}
+	if certs != nil {
+		signal.Notify(sigs, syscall.SIGHUP)
+		hup = func() { reloadCerts(certs, log) }
+	}
+	inherited, err := inheritedListener(o, log)
+	if err != nil {
+		return &exitError{exitSocket, err}
+	}
 	srv, err := engine.Listen(context.Background(), engine.Config{
-		Addr:       listenAddr(o),
-		MaxJobSize: maxJobSize(o.maxJob),
-		Logger:     log,
-		Verbose:    o.verbose,
-		MaxConns:   raiseFileLimit(log),
+		Listener:    inherited,
+		Addr:        listenAddr(o),
+		MaxJobSize:  maxJobSize(o.maxJob),
+		Logger:      log,
+		Verbose:     o.verbose,
+		MaxConns:    maxConns(o.net.maxConns, raiseFileLimit(log)),
+		IdleTimeout: o.net.idleTimeout,
+		TLSAddr:     o.tls.addr,
+		TLSConfig:   tlsConfig,
 	})
 	if err != nil {
 		return &exitError{exitSocket, err}
@@ -49,7 +69,7 @@ func run(o options, log zerolog.Logger) error {
 		_ = srv.Stop(context.Background())
 		return err
 	}
-	return serve(srv, q, jr, sigs, log)
+	return serve(srv, q, jr, sigs, hup, log)
 }
 
 // prepare does what comes between binding and serving: -u, then the
@@ -74,7 +94,7 @@ func prepare(o options, log zerolog.Logger) (*jobs.Queue, journal, error) {
 
 // serve runs the queue's timers and the server until a signal (or a server
 // failure), then stops both and closes the journal.
-func serve(srv *engine.Server, q *jobs.Queue, jr journal, sigs <-chan os.Signal, log zerolog.Logger) error {
+func serve(srv *engine.Server, q *jobs.Queue, jr journal, sigs <-chan os.Signal, hup func(), log zerolog.Logger) error {
 	ctx, stopTimers := context.WithCancel(context.Background())
 	defer stopTimers()
 	timersDone := make(chan struct{})
@@ -86,7 +106,7 @@ func serve(srv *engine.Server, q *jobs.Queue, jr journal, sigs <-chan os.Signal,
 	}
 	err := srv.Serve(b)
 	if err == nil {
-		err = wait(srv, q, sigs, log)
+		err = wait(srv, q, sigs, hup, log)
 	}
 	sctx, cancel := context.WithTimeout(context.Background(), stopTimeout)
 	defer cancel()
@@ -113,10 +133,14 @@ func newQueue(jr journal) (*jobs.Queue, error) {
 }
 
 // wait handles signals until one asks to stop, or the server dies.
-func wait(srv *engine.Server, q *jobs.Queue, sigs <-chan os.Signal, log zerolog.Logger) error {
+func wait(srv *engine.Server, q *jobs.Queue, sigs <-chan os.Signal, hup func(), log zerolog.Logger) error {
 	for {
 		select {
 		case sig := <-sigs:
+			if sig == syscall.SIGHUP { // only with --tls
+				hup()
+				continue
+			}
 			if sig == syscall.SIGUSR1 {
 				q.SetDraining(true)
 				log.Info().Msg("drain mode: new jobs are refused from now on")
@@ -130,8 +154,14 @@ func wait(srv *engine.Server, q *jobs.Queue, sigs <-chan os.Signal, log zerolog.
 	}
 }
 
+// plainOff, as -l, turns the plain listener off (with --tls).
+const plainOff = "none"
+
 // listenAddr joins -l and -p into the engine's address.
 func listenAddr(o options) string {
+	if o.addr == plainOff {
+		return engine.NoPlainListener
+	}
 	if strings.HasPrefix(o.addr, "unix:") {
 		return o.addr
 	}
