@@ -20,6 +20,8 @@ type options struct {
 	journal journalFlags
 	net     netFlags // stalkd's own long flags (longflags.go)
 	tls     tlsFlags // --tls and its files (tlsflags.go)
+
+	authTokenFile string // --auth-token-file (authflags.go)
 }
 
 // journalFlags are the persistence flags, handed to openJournal as they are.
@@ -231,5 +233,5 @@ Options:
  -v       show version information
  -V       increase verbosity
  -h       show this help
-`+longUsage+tlsUsage, prog)
+`+longUsage+tlsUsage+authUsage, prog)
 }

@@ -46,6 +46,13 @@ func run(o options, log zerolog.Logger) error {
 		signal.Notify(sigs, syscall.SIGHUP)
 		hup = func() { reloadCerts(certs, log) }
 	}
+	var tokens []string
+	if o.authTokenFile != "" {
+		if tokens, err = readTokens(o.authTokenFile); err != nil {
+			return &exitError{exitUsage, err}
+		}
+		log.Info().Str("component", "cmd").Int("tokens", len(tokens)).Msg("token authentication on")
+	}
 	inherited, err := inheritedListener(o, log)
 	if err != nil {
 		return &exitError{exitSocket, err}
@@ -60,6 +67,7 @@ func run(o options, log zerolog.Logger) error {
 		IdleTimeout: o.net.idleTimeout,
 		TLSAddr:     o.tls.addr,
 		TLSConfig:   tlsConfig,
+		AuthTokens:  tokens,
 	})
 	if err != nil {
 		return &exitError{exitSocket, err}
