@@ -3,44 +3,88 @@ package engine
 import (
 	"bytes"
 	"fmt"
+	"strconv"
 
 	"github.com/rs/zerolog"
 
 	"github.com/stalkd/stalkd/codec"
 )
 
-// gnetLogger routes gnet's own logging into zerolog. gnet's info and debug
-// chatter (start-up banners, loop exits) goes to trace level.
+// gnetLogger routes gnet's own logging into the server's logger, so that a
+// program has one log stream. gnet's info and debug chatter (start-up
+// banners, "default logging level is ...", loop exits) says nothing the
+// server's own lines do not, and is dropped; its warnings and errors are
+// kept at their level, marked library=gnet.
 type gnetLogger struct{ l zerolog.Logger }
 
-func (g gnetLogger) Debugf(format string, args ...any) { g.l.Trace().Msgf(format, args...) }
-func (g gnetLogger) Infof(format string, args ...any)  { g.l.Trace().Msgf(format, args...) }
-func (g gnetLogger) Warnf(format string, args ...any)  { g.l.Warn().Msgf(format, args...) }
-func (g gnetLogger) Errorf(format string, args ...any) { g.l.Error().Msgf(format, args...) }
+func (g gnetLogger) Debugf(string, ...any) {}
+func (g gnetLogger) Infof(string, ...any)  {}
+func (g gnetLogger) Warnf(format string, args ...any) {
+	g.l.Warn().Str("library", "gnet").Msgf(format, args...)
+}
+func (g gnetLogger) Errorf(format string, args ...any) {
+	g.l.Error().Str("library", "gnet").Msgf(format, args...)
+}
 func (g gnetLogger) Fatalf(format string, args ...any) {
 	// gnet calls Fatalf only where it would otherwise give up; never exit
 	// the embedding process for it.
-	g.l.Error().Msg(fmt.Sprintf(format, args...))
+	g.l.Error().Str("library", "gnet").Msg(fmt.Sprintf(format, args...))
 }
 
-// traceCommand logs a decoded command (-V -V), like the reference's
-// "<FD command NAME".
+// traceCommand logs a decoded command at trace level (-VV), like the
+// reference's "<FD command NAME" but with the whole command line. A put's
+// body is never logged: its arrival is a "job" line with the id and size.
 func (cn *conn) traceCommand(cmd *codec.Command) {
 	ev := cn.srv.log.Trace().Int("fd", cn.fd)
-	switch {
-	case cmd.Op == codec.OpPut: // "<FD job ID": a body has arrived
-		ev.Uint64("job", cn.putID).Int("bytes", len(cmd.Body)).Msg("job")
+	if cmd.Op == codec.OpPut {
+		ev.Uint64("job_id", cn.putID).Int("size_bytes", max(len(cmd.Body)-2, 0)).Msg("job")
 		return
-	case cmd.Op != codec.OpNone:
-		ev = ev.Str("command", cmd.Op.Prefix())
-	default:
-		ev = ev.Str("command", cmd.Matched.Prefix())
 	}
-	ev.Msg("command")
+	var buf [96]byte
+	ev.Bytes("line", appendCommandLine(buf[:0], cmd)).Msg("command")
 }
 
-// traceReply logs the first line of a reply (-V -V), like the reference's
-// ">FD reply TEXT".
+// appendCommandLine appends the command line cmd was decoded from, rebuilt
+// from its fields (numbers in canonical form). A line that failed to parse
+// is named by the command it matched, without arguments.
+func appendCommandLine(b []byte, cmd *codec.Command) []byte {
+	op := cmd.Op
+	if op == codec.OpNone {
+		return append(b, cmd.Matched.String()...)
+	}
+	b = append(b, op.String()...)
+	num := func(n uint64) { b = strconv.AppendUint(append(b, ' '), n, 10) }
+	switch op {
+	case codec.OpPutHeader:
+		num(uint64(cmd.Pri))
+		num(uint64(cmd.Delay))
+		num(uint64(cmd.TTR))
+		num(uint64(cmd.Size))
+	case codec.OpPeek, codec.OpReserveJob, codec.OpDelete, codec.OpKickJob, codec.OpTouch, codec.OpStatsJob:
+		num(cmd.ID)
+	case codec.OpRelease:
+		num(cmd.ID)
+		num(uint64(cmd.Pri))
+		num(uint64(cmd.Delay))
+	case codec.OpBury:
+		num(cmd.ID)
+		num(uint64(cmd.Pri))
+	case codec.OpKick:
+		num(uint64(cmd.Count))
+	case codec.OpReserveWithTimeout:
+		num(uint64(cmd.Timeout))
+	case codec.OpStatsTube, codec.OpUse, codec.OpWatch, codec.OpIgnore:
+		b = append(append(b, ' '), cmd.Name...)
+	case codec.OpPauseTube:
+		b = append(append(b, ' '), cmd.Name...)
+		num(uint64(cmd.Delay))
+	}
+	return b
+}
+
+// traceReply logs the first line of a reply at trace level (-VV), like the
+// reference's ">FD reply TEXT". A reply held until the journal commits
+// carries the sequence number it waits for.
 func (cn *conn) traceReply(b []byte, seq uint64) {
 	line := b
 	if i := bytes.IndexByte(line, '\r'); i >= 0 {
@@ -48,7 +92,8 @@ func (cn *conn) traceReply(b []byte, seq uint64) {
 	}
 	ev := cn.srv.log.Trace().Int("fd", cn.fd).Bytes("reply", line)
 	if seq != 0 {
-		ev = ev.Uint64("awaits-commit", seq)
+		ev = ev.Uint64("awaits_commit", seq)
 	}
 	ev.Msg("reply")
 }
+

@@ -38,10 +38,18 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		prog = filepath.Base(args[0])
 		args = args[1:]
 	}
-	warn := func(msg string) { fmt.Fprintf(stderr, "%s: %s\n", prog, msg) }
-	o, act, err := parseArgs(args, warn)
+	// Warnings of flags accepted anyway go to the log once it exists, or
+	// to stderr as plain text when the program does not run.
+	var warnings []string
+	o, act, err := parseArgs(args, func(msg string) { warnings = append(warnings, msg) })
+	plain := func(msg string) { fmt.Fprintf(stderr, "%s: %s\n", prog, msg) }
+	if err != nil || act != actRun {
+		for _, w := range warnings {
+			plain(w)
+		}
+	}
 	if err != nil {
-		warn(err.Error())
+		plain(err.Error())
 		usage(stderr, prog)
 		return exitUsage
 	}
@@ -53,8 +61,12 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "stalkd %s\n", version)
 		return 0
 	}
-	log := newLogger(stderr, o.verbose)
-	if err := run(o, log); err != nil {
+	root := newLogger(stderr, o.verbose, formatAuto)
+	log := componentLogger(root, "cmd")
+	for _, w := range warnings {
+		log.Warn().Msg(w)
+	}
+	if err := run(o, root); err != nil {
 		log.Error().Err(err).Msg("stalkd stops")
 		var ee *exitError
 		if errors.As(err, &ee) {

@@ -22,8 +22,9 @@ import (
 const stopTimeout = 5 * time.Second
 
 // run serves until a signal stops it, in the reference's order: bind, -u,
-// journal, replay, serve.
-func run(o options, log zerolog.Logger) error {
+// journal, replay, serve. root is the program's logger, without a component.
+func run(o options, root zerolog.Logger) error {
+	log := componentLogger(root, "cmd")
 	if o.journal.Dir != "" {
 		if fi, err := os.Stat(o.journal.Dir); err != nil || !fi.IsDir() {
 			return &exitError{exitWALDir, fmt.Errorf("-b %s: not a directory", o.journal.Dir)}
@@ -37,7 +38,7 @@ func run(o options, log zerolog.Logger) error {
 	srv, err := engine.Listen(context.Background(), engine.Config{
 		Addr:       listenAddr(o),
 		MaxJobSize: maxJobSize(o.maxJob),
-		Logger:     log,
+		Logger:     componentLogger(root, "engine"),
 		Verbose:    o.verbose,
 		Version:    version,
 		MaxConns:   raiseFileLimit(log),
@@ -45,7 +46,7 @@ func run(o options, log zerolog.Logger) error {
 	if err != nil {
 		return &exitError{exitSocket, err}
 	}
-	q, jr, err := prepare(o, log)
+	q, jr, err := prepare(o, root)
 	if err != nil {
 		_ = srv.Stop(context.Background())
 		return err
@@ -55,13 +56,13 @@ func run(o options, log zerolog.Logger) error {
 
 // prepare does what comes between binding and serving: -u, then the
 // journal and the queue it fills.
-func prepare(o options, log zerolog.Logger) (*jobs.Queue, journal, error) {
+func prepare(o options, root zerolog.Logger) (*jobs.Queue, journal, error) {
 	if o.user != "" {
 		if err := becomeUser(o.user); err != nil {
 			return nil, journal{}, err
 		}
 	}
-	jr, err := openJournal(o.journal, log)
+	jr, err := openJournal(o.journal, componentLogger(root, "wal"))
 	if err != nil {
 		return nil, journal{}, err
 	}
@@ -89,17 +90,30 @@ func serve(srv *engine.Server, q *jobs.Queue, jr journal, sigs <-chan os.Signal,
 	if err == nil {
 		err = wait(srv, q, sigs, log)
 	}
+	start := time.Now()
+	conns := q.Stats().Connections
 	sctx, cancel := context.WithTimeout(context.Background(), stopTimeout)
 	defer cancel()
-	if serr := srv.Stop(sctx); serr != nil {
+	serr := srv.Stop(sctx)
+	if serr != nil {
 		log.Warn().Err(serr).Msg("stopped before every reply was written")
 	}
 	stopTimers()
 	<-timersDone
-	if cerr := jr.close(); cerr != nil {
+	cerr := jr.close()
+	if cerr != nil {
 		err = errors.Join(err, fmt.Errorf("closing the journal: %w", cerr))
 	}
+	log.Info().Int64("connections_closed", conns).Bool("replies_written", serr == nil).
+		Bool("journal", jr.j != nil).Bool("journal_synced", jr.j != nil && cerr == nil).
+		Float64("took_ms", msSince(start)).Msg("stopped")
 	return err
+}
+
+// msSince is the time since start in milliseconds, the unit of every
+// "_ms" log field.
+func msSince(start time.Time) float64 {
+	return float64(time.Since(start)) / float64(time.Millisecond)
 }
 
 // newQueue creates the queue and loads the journal's jobs into it.
@@ -126,7 +140,10 @@ func wait(srv *engine.Server, q *jobs.Queue, sigs <-chan os.Signal, log zerolog.
 			log.Info().Stringer("signal", sig).Msg("stopping")
 			return nil
 		case <-srv.Done():
-			return fmt.Errorf("server failed: %w", srv.Err())
+			if err := srv.Err(); err != nil {
+				return fmt.Errorf("server failed: %w", err)
+			}
+			return errors.New("server stopped on its own")
 		}
 	}
 }

@@ -1,0 +1,109 @@
+package engine
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/stalkd/stalkd/codec"
+)
+
+// TestAppendCommandLine decodes command lines and checks that the trace
+// log rebuilds each of them whole.
+func TestAppendCommandLine(t *testing.T) {
+	for _, line := range []string{
+		"put 1 2 3 4", "peek 7", "peek-ready", "peek-delayed", "peek-buried", "reserve",
+		"reserve-with-timeout 9", "reserve-job 8", "delete 5", "release 5 10 20", "bury 5 3",
+		"kick 11", "kick-job 12", "touch 13", "stats-job 14", "stats-tube foo", "stats",
+		"use a-tube", "watch b", "ignore c", "list-tubes-watched", "list-tube-used",
+		"list-tubes", "quit", "pause-tube t 30",
+	} {
+		cmd, _, ok := codec.NewDecoder(100).Decode([]byte(line + "\r\n"))
+		require.True(t, ok, line)
+		require.NoError(t, cmd.Err, line)
+		assert.Equal(t, line, string(appendCommandLine(nil, &cmd)))
+	}
+	cmd, _, ok := codec.NewDecoder(100).Decode([]byte("delete x\r\n"))
+	require.True(t, ok)
+	assert.Equal(t, "delete", string(appendCommandLine(nil, &cmd)), "a bad line is named by the command it matched")
+}
+
+// syncBuffer is a bytes.Buffer safe for the event loops' concurrent writes.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestTraceLog runs a put, a reserve and a delete on a server logging at
+// trace level and checks the command and reply lines: whole command lines,
+// never the body, and nothing of gnet's own chatter.
+func TestTraceLog(t *testing.T) {
+	var buf syncBuffer
+	s := startServer(t, func(c *Config) {
+		c.Logger = zerolog.New(&buf).Level(zerolog.TraceLevel)
+		c.Verbose = 2
+	})
+	c, err := net.Dial("tcp", addrOf(t, s))
+	require.NoError(t, err)
+	defer c.Close()
+	require.NoError(t, c.SetDeadline(time.Now().Add(ioTimeout)))
+	r := bufio.NewReader(c)
+	for _, step := range [][2]string{
+		{"put 3 0 60 11\r\nsecret body\r\n", "INSERTED 1\r\n"},
+		{"reserve-with-timeout 0\r\n", "RESERVED 1 11\r\nsecret body\r\n"},
+		{"delete 1\r\n", "DELETED\r\n"},
+	} {
+		_, err := io.WriteString(c, step[0])
+		require.NoError(t, err)
+		got := make([]byte, len(step[1]))
+		_, err = io.ReadFull(r, got)
+		require.NoError(t, err)
+		require.Equal(t, step[1], string(got))
+	}
+	var out string
+	require.Eventually(t, func() bool {
+		out = buf.String()
+		return strings.Contains(out, `"reply":"DELETED"`)
+	}, ioTimeout, 5*time.Millisecond)
+	var lines, replies []string
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		var m map[string]any
+		require.NoError(t, json.Unmarshal([]byte(l), &m), l)
+		assert.NotContains(t, strings.ToLower(l), "gnet", "gnet's own lines stay out of the log")
+		switch m["message"] {
+		case "command":
+			lines = append(lines, fmt.Sprint(m["line"]))
+		case "reply":
+			replies = append(replies, fmt.Sprint(m["reply"]))
+		case "job":
+			assert.Equal(t, 11.0, m["size_bytes"], l)
+			assert.Equal(t, 1.0, m["job_id"], l)
+		}
+	}
+	assert.NotContains(t, out, "secret", "job bodies are never logged")
+	assert.Equal(t, []string{"put 3 0 60 11", "reserve-with-timeout 0", "delete 1"}, lines)
+	assert.Equal(t, []string{"INSERTED 1", "RESERVED 1 11", "DELETED"}, replies)
+}
