@@ -96,4 +96,3 @@ func (cn *conn) traceReply(b []byte, seq uint64) {
 	}
 	ev.Msg("reply")
 }
-
