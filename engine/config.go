@@ -78,12 +78,11 @@ type Config struct {
 	// every tick.
 	Subscribe func(fn func())
 
-	// Logger receives the server's logs. The zero Logger discards them.
+	// Logger receives the server's logs; its level is the only verbosity
+	// control: debug logs accepts and closes, trace also every command and
+	// reply (nothing is logged per command above trace). The zero Logger
+	// discards everything.
 	Logger zerolog.Logger
-	// Verbose is the -V count: 1 logs accepts and closes (debug level), 2
-	// and more also every command and reply (trace level). Nothing is logged
-	// per command at 0.
-	Verbose int
 	// Version is reported in the stats document; empty means DefaultVersion.
 	Version string
 

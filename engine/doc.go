@@ -49,7 +49,20 @@
 // connection only through gnet's Wake: the queue (reserve outcomes), the
 // journal (commits), the ticker (stalled connections) and Stop. The
 // registry that lists connections for them has one mutex, taken on open,
-// close and state changes, never on the per-command path. Logging: -V
-// (Verbose 1) logs accepts and closes at debug level, Verbose 2 every
-// command and reply at trace level; nothing is logged per command at 0.
+// close and state changes, never on the per-command path.
+//
+// # Logging
+//
+// The Server logs to Config.Logger, whose level is the only verbosity
+// control (cmd/stalkd maps -V to debug and -VV to trace): info logs the
+// start-up line and problems; debug adds accepts and closes; trace adds
+// every command line (a put's body is never logged, only its size) and the
+// first line of every reply. The level is read once, in Listen; nothing is
+// logged per command above trace. The convention, shared by every package:
+// messages lowercase without a package prefix; the part that logs is the
+// "component" field, which the program sets when it hands out loggers
+// (cmd/stalkd gives the engine component=engine, so the engine adds none);
+// field names snake_case with units in the name (took_ms, a float of
+// milliseconds; size_bytes); errors through Event.Err. gnet's own chatter
+// is dropped; its warnings and errors come through marked library=gnet.
 package engine

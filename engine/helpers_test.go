@@ -26,7 +26,7 @@ func testLogger(t testing.TB) zerolog.Logger {
 // the test ends. mutate may adjust the Config first.
 func startServer(t testing.TB, mutate ...func(*Config)) *Server {
 	t.Helper()
-	cfg := Config{Addr: "127.0.0.1:0", Logger: testLogger(t), Verbose: 1, EventLoops: 2}
+	cfg := Config{Addr: "127.0.0.1:0", Logger: testLogger(t), EventLoops: 2}
 	for _, m := range mutate {
 		m(&cfg)
 	}

@@ -96,3 +96,19 @@ func (cn *conn) traceReply(b []byte, seq uint64) {
 	}
 	ev.Msg("reply")
 }
+
+// verbosityOf reads the logger's level once, so that the per-command path
+// tests an int: 2 when trace is enabled (every command and reply), 1 for
+// debug (accepts and closes), else 0. A disabled logger (the zero Logger,
+// zerolog.Nop) is 0.
+func verbosityOf(l zerolog.Logger) int {
+	if e := l.Trace(); e.Enabled() {
+		e.Discard()
+		return 2
+	}
+	if e := l.Debug(); e.Enabled() {
+		e.Discard()
+		return 1
+	}
+	return 0
+}

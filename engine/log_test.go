@@ -64,7 +64,6 @@ func TestTraceLog(t *testing.T) {
 	var buf syncBuffer
 	s := startServer(t, func(c *Config) {
 		c.Logger = zerolog.New(&buf).Level(zerolog.TraceLevel)
-		c.Verbose = 2
 	})
 	c, err := net.Dial("tcp", addrOf(t, s))
 	require.NoError(t, err)
@@ -106,4 +105,33 @@ func TestTraceLog(t *testing.T) {
 	assert.NotContains(t, out, "secret", "job bodies are never logged")
 	assert.Equal(t, []string{"put 3 0 60 11", "reserve-with-timeout 0", "delete 1"}, lines)
 	assert.Equal(t, []string{"INSERTED 1", "RESERVED 1 11", "DELETED"}, replies)
+}
+
+// TestVerbosityOf: the logger's level is the only verbosity control.
+func TestVerbosityOf(t *testing.T) {
+	assert.Equal(t, 0, verbosityOf(zerolog.Logger{}), "the zero Logger discards")
+	assert.Equal(t, 0, verbosityOf(zerolog.Nop()))
+	assert.Equal(t, 0, verbosityOf(zerolog.New(io.Discard).Level(zerolog.InfoLevel)))
+	assert.Equal(t, 1, verbosityOf(zerolog.New(io.Discard).Level(zerolog.DebugLevel)))
+	assert.Equal(t, 2, verbosityOf(zerolog.New(io.Discard).Level(zerolog.TraceLevel)))
+}
+
+// TestDebugLogHasNoCommands: at debug level accepts and closes are logged,
+// commands are not.
+func TestDebugLogHasNoCommands(t *testing.T) {
+	var buf syncBuffer
+	s := startServer(t, func(c *Config) { c.Logger = zerolog.New(&buf).Level(zerolog.DebugLevel) })
+	c, err := net.Dial("tcp", addrOf(t, s))
+	require.NoError(t, err)
+	require.NoError(t, c.SetDeadline(time.Now().Add(ioTimeout)))
+	_, err = io.WriteString(c, "use x\r\n")
+	require.NoError(t, err)
+	line, err := bufio.NewReader(c).ReadString('\n')
+	require.NoError(t, err)
+	require.Equal(t, "USING x\r\n", line)
+	c.Close()
+	require.Eventually(t, func() bool { return strings.Contains(buf.String(), `"message":"close"`) }, ioTimeout, 5*time.Millisecond)
+	assert.Contains(t, buf.String(), `"message":"accept"`)
+	assert.NotContains(t, buf.String(), `"message":"command"`)
+	assert.NotContains(t, buf.String(), `"message":"reply"`)
 }

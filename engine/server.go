@@ -86,7 +86,7 @@ func Listen(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{
-		cfg: cfg, log: cfg.Logger, verbose: cfg.Verbose, spec: spec,
+		cfg: cfg, log: cfg.Logger, verbose: verbosityOf(cfg.Logger), spec: spec,
 		proc: loadProcInfo(cfg.Version),
 	}
 	s.reg.init()

@@ -6,6 +6,12 @@
 // SIGUSR1 puts it in drain mode (puts are refused from then on); SIGTERM and
 // SIGINT stop it gracefully: it stops accepting, answers what is in flight,
 // closes the journal with a final sync and exits 0.
+//
+// It logs one stream to stderr: JSON lines, or a console format on a
+// terminal. -V (debug) adds accepts and closes, -VV (trace) every command
+// line and reply line; the logger's level is the only verbosity setting.
+// Every line has time (RFC 3339, microseconds), level, message and
+// component (cmd, engine, wal); see logging.go for the field conventions.
 package main
 
 import (

@@ -39,7 +39,6 @@ func run(o options, root zerolog.Logger) error {
 		Addr:       listenAddr(o),
 		MaxJobSize: maxJobSize(o.maxJob),
 		Logger:     componentLogger(root, "engine"),
-		Verbose:    o.verbose,
 		Version:    version,
 		MaxConns:   raiseFileLimit(log),
 	})
