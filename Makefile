@@ -12,9 +12,12 @@ build:
 	$(GO) build -o $(BIN)/stalkd ./cmd/stalkd
 	$(GO) build -o $(BIN)/stalkd-bench ./benchmarks/cmd/stalkd-bench
 
-# Start the server with the reference's defaults (all interfaces, port 11300).
+# Start the server with the reference's defaults: port 11300 on EVERY
+# interface, IPv4 and IPv6 (other hosts can reach it; the start-up log lists
+# the addresses and warns). RUNFLAGS='-l 127.0.0.1' keeps it local.
+RUNFLAGS ?=
 run: build
-	./$(BIN)/stalkd
+	./$(BIN)/stalkd $(RUNFLAGS)
 
 # The whole test suite: formatting, vet, every test with the race detector,
 # then each fuzz target for a short bounded time.

@@ -3,9 +3,12 @@ package engine
 import (
 	"bytes"
 	"fmt"
+	"net"
 	"strconv"
 
+	"github.com/panjf2000/gnet/v2"
 	"github.com/rs/zerolog"
+	"golang.org/x/sys/unix"
 
 	"github.com/stalkd/stalkd/codec"
 )
@@ -111,4 +114,54 @@ func verbosityOf(l zerolog.Logger) int {
 		return 1
 	}
 	return 0
+}
+
+// logListening writes the start-up line: every address the socket accepts
+// connections on (an IPv6 wildcard socket that also takes IPv4 lists both),
+// the pid and the version. A socket bound to every interface also gets a
+// warning, so that nobody exposes a queue to other hosts by accident.
+func (s *Server) logListening(eng gnet.Engine) {
+	if s.addr == nil {
+		s.log.Info().Int("pid", s.proc.pid).Str("version", s.proc.version).Msg("listening")
+		return
+	}
+	addrs, public := listenAddrs(s.addr, func() bool { return v6Only(eng) })
+	s.log.Info().Stringer("addr", s.addr).Strs("addrs", addrs).Int("pid", s.proc.pid).
+		Str("version", s.proc.version).Msg("listening")
+	if public {
+		s.log.Warn().Strs("addrs", addrs).
+			Msg("listening on every interface: other hosts can reach this queue; listen on 127.0.0.1 (-l) to keep it local")
+	}
+}
+
+// listenAddrs lists what a socket bound to a accepts connections on, and
+// whether that is every interface. v6Only says whether an IPv6 wildcard
+// socket refuses IPv4 (asked only for such a socket).
+func listenAddrs(a net.Addr, v6Only func() bool) (addrs []string, public bool) {
+	ta, ok := a.(*net.TCPAddr)
+	if !ok || !ta.IP.IsUnspecified() {
+		return []string{a.String()}, false
+	}
+	port := strconv.Itoa(ta.Port)
+	v4 := net.JoinHostPort("0.0.0.0", port)
+	if ta.IP.To4() != nil {
+		return []string{v4}, true
+	}
+	v6 := net.JoinHostPort("::", port)
+	if v6Only() {
+		return []string{v6}, true
+	}
+	return []string{v4, v6}, true
+}
+
+// v6Only reads IPV6_V6ONLY of the engine's listener; on error it answers
+// false, the Linux default.
+func v6Only(eng gnet.Engine) bool {
+	fd, err := eng.Dup()
+	if err != nil {
+		return false
+	}
+	defer unix.Close(fd)
+	v, err := unix.GetsockoptInt(fd, unix.IPPROTO_IPV6, unix.IPV6_V6ONLY)
+	return err == nil && v == 1
 }

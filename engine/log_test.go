@@ -135,3 +135,68 @@ func TestDebugLogHasNoCommands(t *testing.T) {
 	assert.NotContains(t, buf.String(), `"message":"command"`)
 	assert.NotContains(t, buf.String(), `"message":"reply"`)
 }
+
+func TestListenAddrs(t *testing.T) {
+	never := func() bool { t.Fatal("V6ONLY asked of a socket that is not an IPv6 wildcard"); return false }
+	tcp := func(ip string) *net.TCPAddr { return &net.TCPAddr{IP: net.ParseIP(ip), Port: 11300} }
+	for _, tc := range []struct {
+		addr   net.Addr
+		v6only bool
+		want   []string
+		public bool
+	}{
+		{tcp("::"), false, []string{"0.0.0.0:11300", "[::]:11300"}, true},
+		{tcp("::"), true, []string{"[::]:11300"}, true},
+		{tcp("0.0.0.0"), false, []string{"0.0.0.0:11300"}, true},
+		{tcp("127.0.0.1"), false, []string{"127.0.0.1:11300"}, false},
+		{tcp("::1"), false, []string{"[::1]:11300"}, false},
+		{&net.UnixAddr{Name: "/run/q.sock", Net: "unix"}, false, []string{"/run/q.sock"}, false},
+	} {
+		v6 := never
+		if ta, ok := tc.addr.(*net.TCPAddr); ok && ta.IP.IsUnspecified() && ta.IP.To4() == nil {
+			v6 = func() bool { return tc.v6only }
+		}
+		got, public := listenAddrs(tc.addr, v6)
+		assert.Equal(t, tc.want, got, "%v", tc.addr)
+		assert.Equal(t, tc.public, public, "%v", tc.addr)
+	}
+}
+
+// TestListeningLine: the start-up line lists the bound addresses, and a
+// server on every interface warns that other hosts can reach it.
+func TestListeningLine(t *testing.T) {
+	for _, tc := range []struct {
+		addr   string
+		public bool
+	}{{"127.0.0.1:0", false}, {":0", true}} {
+		var buf syncBuffer
+		startServer(t, func(c *Config) { c.Addr = tc.addr; c.Logger = zerolog.New(&buf) })
+		// OnBoot logs once Serve has let it go on: wait for its lines.
+		require.Eventually(t, func() bool {
+			out := buf.String()
+			return strings.Contains(out, `"listening"`) && (!tc.public || strings.Contains(out, "every interface"))
+		}, ioTimeout, 5*time.Millisecond)
+		var listening, warning map[string]any
+		for _, l := range strings.Split(strings.TrimSpace(buf.String()), "\n") {
+			var m map[string]any
+			require.NoError(t, json.Unmarshal([]byte(l), &m), l)
+			switch {
+			case m["message"] == "listening":
+				listening = m
+			case m["level"] == "warn" && strings.Contains(l, "every interface"):
+				warning = m
+			}
+		}
+		require.NotNil(t, listening, "%s: %s", tc.addr, buf.String())
+		addrs, _ := listening["addrs"].([]any)
+		require.NotEmpty(t, addrs, tc.addr)
+		if !tc.public {
+			assert.Nil(t, warning, tc.addr)
+			assert.Equal(t, []any{listening["addr"]}, addrs)
+			continue
+		}
+		require.NotNil(t, warning, "%s: %s", tc.addr, buf.String())
+		assert.Equal(t, addrs, warning["addrs"])
+		assert.Contains(t, fmt.Sprint(addrs), "0.0.0.0:", "IPv4 on every interface")
+	}
+}
