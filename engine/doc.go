@@ -10,11 +10,13 @@
 //	defer srv.Stop(context.Background())
 //	fmt.Println("serving on", srv.Addr()) // the port 0 resolved
 //
-// With no Config.Queue the Server creates a queue and drives its timers; a
-// program that passes its own queue (to share it, or to use a manual clock)
-// runs Queue.Run itself. A daemon that must bind before it can open its
-// journal (it drops privileges in between) uses Listen, then Serve with a
-// Backend; clients that connect in between wait in the kernel's backlog.
+// Start serves a queue the Server creates, and whose timers it drives. A
+// program that serves its own queue (to share it, to give it a journal or a
+// manual clock) calls Listen, then Serve with a Backend holding the queue,
+// and runs Queue.Run itself; the queue brings its journal, whose commits the
+// Server subscribes to. A daemon that must bind before it can open its
+// journal (it drops privileges in between) does the same; clients that
+// connect in between wait in the kernel's backlog.
 //
 // # How a connection is served
 //
@@ -34,7 +36,7 @@
 //
 // A reply to a change that the journal has not committed yet is held, with
 // every reply after it, in command order; the commands themselves keep
-// running. Journal commits (Config.Subscribe) wake the connection to send
+// running. Journal commits (Queue.Subscribe) wake the connection to send
 // them. A client that keeps sending while its commands wait is cut off
 // past Config.InboundLimit. No protocol error closes a connection; only
 // quit, end of input, an I/O error, Stop and those caps do.

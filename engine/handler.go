@@ -91,12 +91,11 @@ func (h *handler) OnClose(gc gnet.Conn, err error) gnet.Action {
 	return gnet.None
 }
 
-// OnTick re-examines stalled connections (and, without a journal
-// subscription, connections waiting for a commit).
+// OnTick re-examines stalled connections.
 func (h *handler) OnTick() (time.Duration, gnet.Action) {
 	s := h.s
 	if s.servedFlag.Load() {
-		s.reg.wakeStalled(!s.subscribe)
+		s.reg.wakeStalled()
 	}
 	return s.cfg.TickInterval, gnet.None
 }

@@ -70,24 +70,20 @@ func (r *registry) set(m map[*conn]struct{}, cn *conn, on bool) {
 	r.mu.Unlock()
 }
 
-// wakeStalled wakes every stalled connection, and the holding ones too when
-// no journal subscription announces commits. Called from the ticker.
-func (r *registry) wakeStalled(alsoHolding bool) {
+// wakeStalled wakes every stalled connection. Called from the ticker.
+func (r *registry) wakeStalled() {
 	r.mu.Lock()
-	if len(r.stalled) == 0 && (!alsoHolding || len(r.holding) == 0) {
+	if len(r.stalled) == 0 {
 		r.mu.Unlock()
 		return
 	}
 	cs := collect(nil, r.stalled)
-	if alsoHolding {
-		cs = collect(cs, r.holding)
-	}
 	r.mu.Unlock()
 	wakeAll(cs)
 }
 
 // wakeHolding wakes every connection holding replies for a journal commit.
-// It is the function given to the journal's Subscribe.
+// Called on every commit (Server.committed).
 func (r *registry) wakeHolding() {
 	r.mu.Lock()
 	if len(r.holding) == 0 {

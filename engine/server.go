@@ -24,10 +24,10 @@ type Server struct {
 	spec    listenSpec
 
 	// Set once before serving starts; read-only afterwards.
-	queue     *jobs.Queue
-	binlog    func() BinlogStats
-	subscribe bool
-	proc      procInfo
+	queue   *jobs.Queue
+	binlog  func() BinlogStats
+	proc    procInfo
+	commits broadcast // closed and renewed on every journal commit
 
 	eng  gnet.Engine // set in OnBoot
 	addr net.Addr    // set in OnBoot
@@ -49,18 +49,10 @@ type Server struct {
 	refusals   atomic.Int64 // connections refused over MaxConns (logged once)
 }
 
-// Backend is what a Server serves: the queue and the journal's hooks. It is
-// given to Serve when it is only known after the socket is bound (the
-// daemon drops privileges, then opens its journal). Zero fields fall back to
-// the Config's.
-type Backend struct {
-	Queue       *jobs.Queue
-	BinlogStats func() BinlogStats
-	Subscribe   func(fn func())
-}
-
-// Start listens on cfg.Addr and serves. It returns once the socket is bound
-// and connections are being accepted; ctx bounds only that start-up.
+// Start listens on cfg.Addr and serves a fresh in-memory queue (the zero
+// Backend). It returns once the socket is bound and connections are being
+// accepted; ctx bounds only that start-up. To serve a queue of one's own,
+// use Listen then Serve.
 func Start(ctx context.Context, cfg Config) (*Server, error) {
 	s, err := Listen(ctx, cfg)
 	if err != nil {
@@ -146,9 +138,9 @@ func (s *Server) gnetOptions() []gnet.Option {
 	return opts
 }
 
-// Serve starts accepting connections on the socket bound by Listen. It may
-// be called once; b's zero fields fall back to the Config's, and with no
-// queue at all the Server creates one and drives its timers.
+// Serve starts accepting connections on the socket bound by Listen, serving
+// b. It may be called once; with no queue in b the Server creates one and
+// drives its timers.
 func (s *Server) Serve(b Backend) error {
 	err := errors.New("engine: Serve called twice or after Stop")
 	s.serveOnce.Do(func() {
@@ -166,15 +158,6 @@ func (s *Server) Serve(b Backend) error {
 // setBackend installs the queue and hooks before any connection exists.
 func (s *Server) setBackend(b Backend) {
 	if b.Queue == nil {
-		b.Queue = s.cfg.Queue
-	}
-	if b.BinlogStats == nil {
-		b.BinlogStats = s.cfg.BinlogStats
-	}
-	if b.Subscribe == nil {
-		b.Subscribe = s.cfg.Subscribe
-	}
-	if b.Queue == nil {
 		b.Queue = jobs.New(jobs.Config{})
 		ctx, cancel := context.WithCancel(context.Background())
 		s.stopQueue, s.queueDone = cancel, make(chan struct{})
@@ -184,10 +167,7 @@ func (s *Server) setBackend(b Backend) {
 		}()
 	}
 	s.queue, s.binlog = b.Queue, b.BinlogStats
-	if b.Subscribe != nil {
-		s.subscribe = true
-		b.Subscribe(s.reg.wakeHolding)
-	}
+	b.Queue.Subscribe(s.committed)
 	s.proc.start = time.Now()
 }
 

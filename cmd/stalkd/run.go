@@ -81,11 +81,7 @@ func serve(srv *engine.Server, q *jobs.Queue, jr journal, sigs <-chan os.Signal,
 	timersDone := make(chan struct{})
 	go func() { defer close(timersDone); q.Run(ctx) }()
 
-	b := engine.Backend{Queue: q, BinlogStats: jr.stats}
-	if jr.j != nil {
-		b.Subscribe = jr.j.Subscribe
-	}
-	err := srv.Serve(b)
+	err := srv.Serve(engine.Backend{Queue: q, BinlogStats: jr.stats})
 	if err == nil {
 		err = wait(srv, q, sigs, log)
 	}
