@@ -12,9 +12,11 @@ import (
 
 // Defaults used for the zero values of Config.
 const (
+	// DefaultPort is the protocol's port.
+	DefaultPort = "11300"
 	// DefaultAddr listens on every interface, IPv4 and IPv6, on the
 	// protocol's port.
-	DefaultAddr = ":11300"
+	DefaultAddr = ":" + DefaultPort
 	// DefaultMaxJobSize is the reference's default -z.
 	DefaultMaxJobSize = 65535
 	// MaxJobSizeLimit is the largest -z the reference accepts (1 GiB).
