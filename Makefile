@@ -4,7 +4,7 @@ BIN       ?= bin
 FUZZTIME  ?= 10s
 PKGS      := ./...
 
-.PHONY: all build run test vet fmt-check unit fuzz bench compare compare-pinned clean
+.PHONY: all build run install install-systemd test vet fmt-check unit fuzz bench compare compare-pinned clean
 
 all: build
 
@@ -18,6 +18,20 @@ build:
 RUNFLAGS ?=
 run: build
 	./$(BIN)/stalkd $(RUNFLAGS)
+
+# Install the server binary as $(DESTDIR)$(PREFIX)/bin/stalkd.
+PREFIX  ?= /usr/local
+UNITDIR ?= /etc/systemd/system
+install: build
+	install -D -m 0755 $(BIN)/stalkd $(DESTDIR)$(PREFIX)/bin/stalkd
+
+# Install the systemd units (then: systemctl daemon-reload; systemctl
+# enable --now stalkd, or stalkd.socket for socket activation).
+install-systemd:
+	sed 's|/usr/local/bin/stalkd|$(PREFIX)/bin/stalkd|g' cmd/stalkd/stalkd.service > stalkd.service.tmp
+	install -D -m 0644 stalkd.service.tmp $(DESTDIR)$(UNITDIR)/stalkd.service
+	rm -f stalkd.service.tmp
+	install -D -m 0644 cmd/stalkd/stalkd.socket $(DESTDIR)$(UNITDIR)/stalkd.socket
 
 # The whole test suite: formatting, vet, every test with the race detector,
 # then each fuzz target for a short bounded time.
