@@ -94,5 +94,8 @@ func TestUnitsVerify(t *testing.T) {
 	assert.Empty(t, strings.TrimSpace(string(out)), "systemd-analyze verify complains")
 
 	out, err = exec.Command(bin, "security", "--offline=yes", "--threshold=25", filepath.Join(dir, "stalkd.service")).CombinedOutput()
+	if err != nil && strings.Contains(string(out), "unrecognized option") {
+		t.Skipf("systemd-analyze security has no --offline here (systemd < 250)")
+	}
 	assert.NoError(t, err, "exposure above 2.5:\n%s", out)
 }
