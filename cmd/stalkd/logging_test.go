@@ -124,3 +124,30 @@ func TestWaitServerGone(t *testing.T) {
 	require.Error(t, err)
 	assert.Equal(t, "server stopped on its own", err.Error())
 }
+
+// TestProcessAllInterfaces: started as make run starts it (no -l), the
+// server names the addresses it listens on and warns that other hosts can
+// reach it.
+func TestProcessAllInterfaces(t *testing.T) {
+	cmd, stderr := stalkd(t, "-p", "0")
+	sc := bufio.NewScanner(stderr)
+	var addrs []any
+	for sc.Scan() {
+		var m map[string]any
+		require.NoError(t, json.Unmarshal(sc.Bytes(), &m), sc.Text())
+		if m["message"] == "listening" {
+			addrs, _ = m["addrs"].([]any)
+			continue
+		}
+		if m["level"] == "warn" && strings.Contains(sc.Text(), "every interface") {
+			assert.Equal(t, addrs, m["addrs"])
+			require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
+			go func() { _, _ = io.Copy(io.Discard, stderr) }()
+			assert.Equal(t, 0, exitCode(t, cmd))
+			require.NotEmpty(t, addrs)
+			assert.True(t, strings.HasPrefix(addrs[0].(string), "0.0.0.0:"), "%v", addrs)
+			return
+		}
+	}
+	t.Fatal("no warning about listening on every interface")
+}
