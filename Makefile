@@ -4,7 +4,7 @@ BIN       ?= bin
 FUZZTIME  ?= 10s
 PKGS      := ./...
 
-.PHONY: all build run test vet fmt-check unit fuzz bench compare compare-pinned clean
+.PHONY: all build run install install-systemd test vet fmt-check unit fuzz bench compare compare-pinned clean
 
 all: build
 
@@ -12,9 +12,26 @@ build:
 	$(GO) build -o $(BIN)/stalkd ./cmd/stalkd
 	$(GO) build -o $(BIN)/stalkd-bench ./benchmarks/cmd/stalkd-bench
 
-# Start the server with the reference's defaults (all interfaces, port 11300).
+# Start the server with the reference's defaults: port 11300 on EVERY
+# interface, IPv4 and IPv6 (other hosts can reach it; the start-up log lists
+# the addresses and warns). RUNFLAGS='-l 127.0.0.1' keeps it local.
+RUNFLAGS ?=
 run: build
-	./$(BIN)/stalkd
+	./$(BIN)/stalkd $(RUNFLAGS)
+
+# Install the server binary as $(DESTDIR)$(PREFIX)/bin/stalkd.
+PREFIX  ?= /usr/local
+UNITDIR ?= /etc/systemd/system
+install: build
+	install -D -m 0755 $(BIN)/stalkd $(DESTDIR)$(PREFIX)/bin/stalkd
+
+# Install the systemd units (then: systemctl daemon-reload; systemctl
+# enable --now stalkd, or stalkd.socket for socket activation).
+install-systemd:
+	sed 's|/usr/local/bin/stalkd|$(PREFIX)/bin/stalkd|g' cmd/stalkd/stalkd.service > stalkd.service.tmp
+	install -D -m 0644 stalkd.service.tmp $(DESTDIR)$(UNITDIR)/stalkd.service
+	rm -f stalkd.service.tmp
+	install -D -m 0644 cmd/stalkd/stalkd.socket $(DESTDIR)$(UNITDIR)/stalkd.socket
 
 # The whole test suite: formatting, vet, every test with the race detector,
 # then each fuzz target for a short bounded time.

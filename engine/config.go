@@ -14,9 +14,11 @@ import (
 
 // Defaults used for the zero values of Config.
 const (
+	// DefaultPort is the protocol's port.
+	DefaultPort = "11300"
 	// DefaultAddr listens on every interface, IPv4 and IPv6, on the
 	// protocol's port.
-	DefaultAddr = ":11300"
+	DefaultAddr = ":" + DefaultPort
 	// DefaultMaxJobSize is the reference's default -z.
 	DefaultMaxJobSize = 65535
 	// MaxJobSizeLimit is the largest -z the reference accepts (1 GiB).
@@ -35,8 +37,9 @@ const (
 	// DefaultKeepAlive is the TCP keep-alive idle time of accepted
 	// connections.
 	DefaultKeepAlive = time.Minute
-	// DefaultBinlogMaxSize is the reference's default -s, reported as
-	// binlog-max-size when no BinlogStats hook is given.
+	// DefaultBinlogMaxSize is what the stats document reports as
+	// binlog-max-size when the Backend has no BinlogStats hook: the
+	// reference's default -s (a program with a journal reports its own).
 	DefaultBinlogMaxSize = 10 << 20
 )
 
@@ -49,9 +52,26 @@ type BinlogStats struct {
 	MaxSize int64
 }
 
-// Config configures a Server. The zero value is usable: it listens on
-// DefaultAddr with a fresh in-memory queue. Listen and Start read the Config
-// once and never modify it.
+// Backend is what a Server serves: the queue (with its journal, if any) and
+// the journal's figures for the stats document. Each is given once, to
+// Serve (Start serves the zero Backend). The zero value is usable: a fresh
+// in-memory queue whose timers the Server drives.
+type Backend struct {
+	// Queue is the queue to serve. Nil: the Server creates one with default
+	// settings, drives its timers (Queue.Run) and stops them in Stop. A
+	// caller that passes its own Queue owns it and must run Queue.Run
+	// itself. The Server subscribes to the queue's journal commits
+	// (Queue.Subscribe) to send the replies that wait for them.
+	Queue *jobs.Queue
+	// BinlogStats, if set, supplies the binlog-* fields of the stats
+	// document; nil reports zeros and DefaultBinlogMaxSize. It is called
+	// from event loops, concurrently.
+	BinlogStats func() BinlogStats
+}
+
+// Config configures a Server: how it listens and talks. What it serves is
+// the Backend given to Serve. The zero value is usable: it listens on
+// DefaultAddr. Listen and Start read the Config once and never modify it.
 type Config struct {
 	// Addr is where to listen: "host:port" (":0" picks a free port; an empty
 	// host means every interface, IPv4 and IPv6) or "unix:/path" for a Unix
@@ -63,26 +83,11 @@ type Config struct {
 	// MaxJobSizeLimit are refused.
 	MaxJobSize uint32
 
-	// Queue is the queue to serve. Nil: the Server creates one with default
-	// settings, drives its timers (Queue.Run) and stops them in Stop. A
-	// caller that passes its own Queue owns it and must run Queue.Run
-	// itself.
-	Queue *jobs.Queue
-	// BinlogStats, if set, supplies the binlog-* fields of the stats
-	// document. It is called from event loops, concurrently.
-	BinlogStats func() BinlogStats
-	// Subscribe, if set, registers a function to be called (from any
-	// goroutine) each time the journal commits; the Server uses it to send
-	// replies that wait for a commit. Without it such replies are polled on
-	// every tick.
-	Subscribe func(fn func())
-
-	// Logger receives the server's logs. The zero Logger discards them.
+	// Logger receives the server's logs; its level is the only verbosity
+	// control: debug logs accepts and closes, trace also every command and
+	// reply (nothing is logged per command above trace). The zero Logger
+	// discards everything.
 	Logger zerolog.Logger
-	// Verbose is the -V count: 1 logs accepts and closes (debug level), 2
-	// and more also every command and reply (trace level). Nothing is logged
-	// per command at 0.
-	Verbose int
 	// Version is the protocol version the stats document reports; empty
 	// means ProtocolVersion (tests set another to tell servers apart).
 	Version string
@@ -104,8 +109,9 @@ type Config struct {
 	// KeepAlive is the TCP keep-alive idle time; 0 means DefaultKeepAlive,
 	// negative disables keep-alive.
 	KeepAlive time.Duration
-	// TickInterval is how often stalled connections are re-examined; 0
-	// means 10ms.
+	// TickInterval is how often stalled connections (slow readers) are
+	// re-examined; 0 means 10ms. Replies waiting for a journal commit are
+	// not polled: the commit wakes them.
 	TickInterval time.Duration
 
 	// AuthTokens, when not empty, turns authentication on: a connection

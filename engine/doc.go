@@ -10,11 +10,13 @@
 //	defer srv.Stop(context.Background())
 //	fmt.Println("serving on", srv.Addr()) // the port 0 resolved
 //
-// With no Config.Queue the Server creates a queue and drives its timers; a
-// program that passes its own queue (to share it, or to use a manual clock)
-// runs Queue.Run itself. A daemon that must bind before it can open its
-// journal (it drops privileges in between) uses Listen, then Serve with a
-// Backend; clients that connect in between wait in the kernel's backlog.
+// Start serves a queue the Server creates, and whose timers it drives. A
+// program that serves its own queue (to share it, to give it a journal or a
+// manual clock) calls Listen, then Serve with a Backend holding the queue,
+// and runs Queue.Run itself; the queue brings its journal, whose commits the
+// Server subscribes to. A daemon that must bind before it can open its
+// journal (it drops privileges in between) does the same; clients that
+// connect in between wait in the kernel's backlog.
 //
 // # Accepting connections
 //
@@ -67,7 +69,7 @@
 //
 // A reply to a change that the journal has not committed yet is held, with
 // every reply after it, in command order; the commands themselves keep
-// running. Journal commits (Config.Subscribe) wake the connection to send
+// running. Journal commits (Queue.Subscribe) wake the connection to send
 // them. A client that keeps sending while its commands wait is cut off
 // past Config.InboundLimit (blocked in reserve) or
 // Config.StalledInboundLimit (a slow reader), and the memory held for all
@@ -83,8 +85,22 @@
 // Connection state belongs to its event loop (or, for TLS, its owner
 // goroutine). Other goroutines reach a connection only through Wake: the
 // queue (reserve outcomes), the journal (commits), the nudger (stalled
-// connections), the idle sweeper and Stop. The registry that lists connections for them has one mutex, taken on open,
-// close and state changes, never on the per-command path. Logging: -V
-// (Verbose 1) logs accepts and closes at debug level, Verbose 2 every
-// command and reply at trace level; nothing is logged per command at 0.
+// connections), the idle sweeper and Stop. The registry that lists
+// connections for them has one mutex, taken on open, close and state
+// changes, never on the per-command path.
+//
+// # Logging
+//
+// The Server logs to Config.Logger, whose level is the only verbosity
+// control (cmd/stalkd maps -V to debug and -VV to trace): info logs the
+// start-up line and problems; debug adds accepts and closes; trace adds
+// every command line (a put's body is never logged, only its size) and the
+// first line of every reply. The level is read once, in Listen; nothing is
+// logged per command above trace. The convention, shared by every package:
+// messages lowercase without a package prefix; the part that logs is the
+// "component" field, which the program sets when it hands out loggers
+// (cmd/stalkd gives the engine component=engine, so the engine adds none);
+// field names snake_case with units in the name (took_ms, a float of
+// milliseconds; size_bytes); errors through Event.Err. gnet's own chatter
+// is dropped; its warnings and errors come through marked library=gnet.
 package engine

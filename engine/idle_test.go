@@ -17,7 +17,7 @@ func startIdleServer(t *testing.T, timeout time.Duration) (*Server, *jobs.Manual
 	clock := jobs.NewManualClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).UnixNano())
 	q := jobs.New(jobs.Config{})
 	ctx := context.Background()
-	s, err := Listen(ctx, Config{Addr: "127.0.0.1:0", Logger: testLogger(t), Verbose: 1, IdleTimeout: timeout})
+	s, err := Listen(ctx, Config{Addr: "127.0.0.1:0", Logger: testLogger(t), IdleTimeout: timeout})
 	require.NoError(t, err)
 	s.now = clock.Now
 	require.NoError(t, s.Serve(Backend{Queue: q}))

@@ -19,9 +19,6 @@ type registry struct {
 	stalled map[*conn]struct{}
 	holding map[*conn]struct{}
 
-	// pollHolding: no journal subscription announces commits, so holding
-	// connections are polled like stalled ones. Set before serving.
-	pollHolding bool
 	// nudgeKick tells the nudger that a connection needs polling.
 	nudgeKick chan struct{}
 	// idleKick tells the idle sweeper that a connection may have a new,
@@ -76,7 +73,7 @@ func (r *registry) set(m map[*conn]struct{}, cn *conn, on bool) {
 	} else {
 		delete(m, cn)
 	}
-	first := on && len(m) == 1 && (len(r.stalled) > 0 || r.pollHolding && len(r.holding) > 0)
+	first := on && len(m) == 1 && len(r.stalled) > 0
 	r.mu.Unlock()
 	if first {
 		kick(r.nudgeKick)
@@ -87,27 +84,23 @@ func (r *registry) set(m map[*conn]struct{}, cn *conn, on bool) {
 func (r *registry) needsNudge() bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return len(r.stalled) > 0 || r.pollHolding && len(r.holding) > 0
+	return len(r.stalled) > 0
 }
 
-// wakeStalled wakes every stalled connection, and the holding ones too when
-// no journal subscription announces commits. Called by the nudger.
+// wakeStalled wakes every stalled connection. Called from the ticker.
 func (r *registry) wakeStalled() {
 	r.mu.Lock()
-	if len(r.stalled) == 0 && (!r.pollHolding || len(r.holding) == 0) {
+	if len(r.stalled) == 0 {
 		r.mu.Unlock()
 		return
 	}
 	cs := collect(nil, r.stalled)
-	if r.pollHolding {
-		cs = collect(cs, r.holding)
-	}
 	r.mu.Unlock()
 	wakeAll(cs)
 }
 
 // wakeHolding wakes every connection holding replies for a journal commit.
-// It is the function given to the journal's Subscribe.
+// Called on every commit (Server.committed).
 func (r *registry) wakeHolding() {
 	r.mu.Lock()
 	if len(r.holding) == 0 {

@@ -26,10 +26,10 @@ type Server struct {
 	spec    listenSpec
 
 	// Set once before serving starts; read-only afterwards.
-	queue     *jobs.Queue
-	binlog    func() BinlogStats
-	subscribe bool
-	proc      procInfo
+	queue   *jobs.Queue
+	binlog  func() BinlogStats
+	proc    procInfo
+	commits broadcast // closed and renewed on every journal commit
 
 	plain *acceptor    // the plain listener, bound by Listen; nil with NoPlainListener
 	tls   *tlsServer   // the TLS listener and its connections; nil without TLSAddr
@@ -57,18 +57,10 @@ type Server struct {
 	timers              // the nudger's and the idle sweeper's (nudge.go)
 }
 
-// Backend is what a Server serves: the queue and the journal's hooks. It is
-// given to Serve when it is only known after the socket is bound (the
-// daemon drops privileges, then opens its journal). Zero fields fall back to
-// the Config's.
-type Backend struct {
-	Queue       *jobs.Queue
-	BinlogStats func() BinlogStats
-	Subscribe   func(fn func())
-}
-
-// Start listens on cfg.Addr and serves. It returns once the socket is bound
-// and connections are being accepted; ctx bounds only that start-up.
+// Start listens on cfg.Addr and serves a fresh in-memory queue (the zero
+// Backend). It returns once the socket is bound and connections are being
+// accepted; ctx bounds only that start-up. To serve a queue of one's own,
+// use Listen then Serve.
 func Start(ctx context.Context, cfg Config) (*Server, error) {
 	s, err := Listen(ctx, cfg)
 	if err != nil {
@@ -96,7 +88,7 @@ func Listen(ctx context.Context, cfg Config) (*Server, error) {
 		}
 	}
 	s := &Server{
-		cfg: cfg, log: cfg.Logger, verbose: cfg.Verbose, spec: spec,
+		cfg: cfg, log: cfg.Logger, verbose: verbosityOf(cfg.Logger), spec: spec,
 		proc: loadProcInfo(cfg.Version), tokens: newTokenSet(cfg.AuthTokens),
 		stopCh: make(chan struct{}),
 		done:   make(chan struct{}),
@@ -173,9 +165,9 @@ func (s *Server) gnetOptions() []gnet.Option {
 	return opts
 }
 
-// Serve starts accepting connections on the socket bound by Listen. It may
-// be called once; b's zero fields fall back to the Config's, and with no
-// queue at all the Server creates one and drives its timers.
+// Serve starts accepting connections on the socket bound by Listen, serving
+// b. It may be called once; with no queue in b the Server creates one and
+// drives its timers.
 func (s *Server) Serve(b Backend) error {
 	err := errors.New("engine: Serve called twice or after Stop")
 	s.serveOnce.Do(func() {
@@ -203,11 +195,7 @@ func (s *Server) Serve(b Backend) error {
 		if s.cfg.IdleTimeout > 0 {
 			go s.sweepIdle()
 		}
-		ev := s.log.Info().Stringer("addr", s.addr)
-		if s.tls != nil {
-			ev = ev.Stringer("tls_addr", s.tls.acc.ln.Addr())
-		}
-		ev.Int("pid", s.proc.pid).Str("version", s.proc.version).Msg("listening")
+		s.logListening()
 		err = nil
 	})
 	return err
@@ -215,15 +203,6 @@ func (s *Server) Serve(b Backend) error {
 
 // setBackend installs the queue and hooks before any connection exists.
 func (s *Server) setBackend(b Backend) {
-	if b.Queue == nil {
-		b.Queue = s.cfg.Queue
-	}
-	if b.BinlogStats == nil {
-		b.BinlogStats = s.cfg.BinlogStats
-	}
-	if b.Subscribe == nil {
-		b.Subscribe = s.cfg.Subscribe
-	}
 	if b.Queue == nil {
 		b.Queue = jobs.New(jobs.Config{})
 		ctx, cancel := context.WithCancel(context.Background())
@@ -234,11 +213,7 @@ func (s *Server) setBackend(b Backend) {
 		}()
 	}
 	s.queue, s.binlog = b.Queue, b.BinlogStats
-	if b.Subscribe != nil {
-		s.subscribe = true
-		b.Subscribe(s.reg.wakeHolding)
-	}
-	s.reg.pollHolding = !s.subscribe
+	b.Queue.Subscribe(s.committed)
 	s.proc.start = time.Now()
 }
 

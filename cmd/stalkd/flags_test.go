@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"math"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -169,4 +171,28 @@ func TestParseLongFlags(t *testing.T) {
 		_, _, err := parseArgs(tc.args, func(string) {})
 		assert.Equal(t, usageError(tc.msg), err, tc.args)
 	}
+}
+
+// TestUsageNamesTheDefaults: the help text states the defaults the flags
+// really have (both come from the same constants).
+func TestUsageNamesTheDefaults(t *testing.T) {
+	var b strings.Builder
+	usage(&b, "stalkd")
+	text := b.String()
+	num := func(re string) uint64 {
+		m := regexp.MustCompile(re).FindStringSubmatch(text)
+		require.NotNil(t, m, re)
+		n, err := strconv.ParseUint(m[1], 10, 64)
+		require.NoError(t, err)
+		return n
+	}
+	d := defaultOptions()
+	assert.Equal(t, uint64(d.journal.SyncInterval/time.Millisecond), num(`-f MS .*\(default is (\d+)ms\)`))
+	assert.Equal(t, d.port, strconv.FormatUint(num(`-p PORT .*\(default is (\d+)\)`), 10))
+	assert.Equal(t, d.maxJob, num(`-z BYTES .*\(default is (\d+)\)`))
+	assert.Equal(t, uint64(d.journal.SegmentSize), num(`-s BYTES .*\(default is (\d+)\)`))
+	assert.Equal(t, uint64(engine.MaxJobSizeLimit), num(`max allowed is (\d+) bytes`))
+	// Without -b the stats document reports the -s default, as the
+	// reference does; an embedded engine without a journal says the same.
+	assert.Equal(t, int64(engine.DefaultBinlogMaxSize), d.journal.SegmentSize)
 }

@@ -22,8 +22,9 @@ import (
 const stopTimeout = 5 * time.Second
 
 // run serves until a signal stops it, in the reference's order: bind, -u,
-// journal, replay, serve.
-func run(o options, log zerolog.Logger) error {
+// journal, replay, serve. root is the program's logger, without a component.
+func run(o options, root zerolog.Logger) error {
+	log := componentLogger(root, "cmd")
 	if o.journal.Dir != "" {
 		if fi, err := os.Stat(o.journal.Dir); err != nil || !fi.IsDir() {
 			return &exitError{exitWALDir, fmt.Errorf("-b %s: not a directory", o.journal.Dir)}
@@ -61,8 +62,7 @@ func run(o options, log zerolog.Logger) error {
 		Listener:    inherited,
 		Addr:        listenAddr(o),
 		MaxJobSize:  maxJobSize(o.maxJob),
-		Logger:      log,
-		Verbose:     o.verbose,
+		Logger:      componentLogger(root, "engine"),
 		MaxConns:    maxConns(o.net.maxConns, raiseFileLimit(log)),
 		IdleTimeout: o.net.idleTimeout,
 		TLSAddr:     o.tls.addr,
@@ -72,7 +72,7 @@ func run(o options, log zerolog.Logger) error {
 	if err != nil {
 		return &exitError{exitSocket, err}
 	}
-	q, jr, err := prepare(o, log)
+	q, jr, err := prepare(o, root)
 	if err != nil {
 		_ = srv.Stop(context.Background())
 		return err
@@ -82,13 +82,13 @@ func run(o options, log zerolog.Logger) error {
 
 // prepare does what comes between binding and serving: -u, then the
 // journal and the queue it fills.
-func prepare(o options, log zerolog.Logger) (*jobs.Queue, journal, error) {
+func prepare(o options, root zerolog.Logger) (*jobs.Queue, journal, error) {
 	if o.user != "" {
 		if err := becomeUser(o.user); err != nil {
 			return nil, journal{}, err
 		}
 	}
-	jr, err := openJournal(o.journal, log)
+	jr, err := openJournal(o.journal, componentLogger(root, "wal"))
 	if err != nil {
 		return nil, journal{}, err
 	}
@@ -108,25 +108,34 @@ func serve(srv *engine.Server, q *jobs.Queue, jr journal, sigs <-chan os.Signal,
 	timersDone := make(chan struct{})
 	go func() { defer close(timersDone); q.Run(ctx) }()
 
-	b := engine.Backend{Queue: q, BinlogStats: jr.stats}
-	if jr.j != nil {
-		b.Subscribe = jr.j.Subscribe
-	}
-	err := srv.Serve(b)
+	err := srv.Serve(engine.Backend{Queue: q, BinlogStats: jr.stats})
 	if err == nil {
 		err = wait(srv, q, sigs, hup, log)
 	}
+	start := time.Now()
+	conns := q.Stats().Connections
 	sctx, cancel := context.WithTimeout(context.Background(), stopTimeout)
 	defer cancel()
-	if serr := srv.Stop(sctx); serr != nil {
+	serr := srv.Stop(sctx)
+	if serr != nil {
 		log.Warn().Err(serr).Msg("stopped before every reply was written")
 	}
 	stopTimers()
 	<-timersDone
-	if cerr := jr.close(); cerr != nil {
+	cerr := jr.close()
+	if cerr != nil {
 		err = errors.Join(err, fmt.Errorf("closing the journal: %w", cerr))
 	}
+	log.Info().Int64("connections_closed", conns).Bool("replies_written", serr == nil).
+		Bool("journal", jr.j != nil).Bool("journal_synced", jr.j != nil && cerr == nil).
+		Float64("took_ms", msSince(start)).Msg("stopped")
 	return err
+}
+
+// msSince is the time since start in milliseconds, the unit of every
+// "_ms" log field.
+func msSince(start time.Time) float64 {
+	return float64(time.Since(start)) / float64(time.Millisecond)
 }
 
 // newQueue creates the queue and loads the journal's jobs into it.
@@ -157,7 +166,10 @@ func wait(srv *engine.Server, q *jobs.Queue, sigs <-chan os.Signal, hup func(), 
 			log.Info().Stringer("signal", sig).Msg("stopping")
 			return nil
 		case <-srv.Done():
-			return fmt.Errorf("server failed: %w", srv.Err())
+			if err := srv.Err(); err != nil {
+				return fmt.Errorf("server failed: %w", err)
+			}
+			return errors.New("server stopped on its own")
 		}
 	}
 }
