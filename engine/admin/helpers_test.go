@@ -3,6 +3,7 @@ package admin
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"runtime"
@@ -53,7 +54,10 @@ func newStackOn(t *testing.T, q *jobs.Queue, clk *jobs.ManualClock, opts ...func
 		Serving: func() error {
 			select {
 			case <-srv.Done():
-				return srv.Err()
+				if err := srv.Err(); err != nil {
+					return err
+				}
+				return errors.New("protocol server stopped")
 			default:
 				return nil
 			}
@@ -176,3 +180,5 @@ func eventually(t *testing.T, what string, cond func() bool) {
 func runtimeVersion() string { return goVersion }
 
 var goVersion = runtime.Version()
+
+func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }

@@ -30,12 +30,9 @@ func desc(name, help string, labels ...string) *prometheus.Desc {
 // exist only for the tubes kept under Options.MetricsMaxTubes.
 var (
 	dJobs          = desc("jobs", "Jobs in each tube, by state (capped to the largest tubes; see stalkd_tubes_truncated).", "tube", "state")
-	dTubeUrgent    = desc("tube_urgent_jobs", "Ready jobs with a priority below 1024, per tube.", "tube")
 	dTubeCreated   = desc("tube_jobs_created_total", "Jobs put into the tube since it was created.", "tube")
 	dTubeDeletes   = desc("tube_deletes_total", "delete commands on the tube's jobs.", "tube")
 	dTubeWaiting   = desc("tube_waiting_workers", "Connections blocked in reserve that watch the tube.", "tube")
-	dTubeWatching  = desc("tube_watching_connections", "Connections watching the tube.", "tube")
-	dTubeUsing     = desc("tube_using_connections", "Connections using the tube.", "tube")
 	dTubePaused    = desc("tube_paused", "1 while the tube is paused.", "tube")
 	dTubePauseLeft = desc("tube_pause_left_seconds", "Time left of the tube's pause.", "tube")
 	dTubeOldest    = desc("tube_oldest_ready_age_seconds", "Age of the tube's oldest ready job (0 when none is ready).", "tube")
@@ -65,7 +62,7 @@ var (
 )
 
 var allDescs = []*prometheus.Desc{
-	dJobs, dTubeUrgent, dTubeCreated, dTubeDeletes, dTubeWaiting, dTubeWatching, dTubeUsing,
+	dJobs, dTubeCreated, dTubeDeletes, dTubeWaiting,
 	dTubePaused, dTubePauseLeft, dTubeOldest, dTubes, dTubesExported, dTruncated,
 	dServerJobs, dUrgent, dCommands, dCreated, dTimeouts, dConns, dConnsTotal, dProducers,
 	dWorkers, dWaiting, dUptime, dDraining, dBuildInfo,
@@ -140,12 +137,9 @@ func (c *collector) tubes(ch chan<- prometheus.Metric) {
 		gauge(ch, dJobs, float64(t.Reserved), n, "reserved")
 		gauge(ch, dJobs, float64(t.Delayed), n, "delayed")
 		gauge(ch, dJobs, float64(t.Buried), n, "buried")
-		gauge(ch, dTubeUrgent, float64(t.Urgent), n)
 		counter(ch, dTubeCreated, float64(t.TotalJobs), n)
 		counter(ch, dTubeDeletes, float64(t.Deletes), n)
 		gauge(ch, dTubeWaiting, float64(t.Waiting), n)
-		gauge(ch, dTubeWatching, float64(t.Watching), n)
-		gauge(ch, dTubeUsing, float64(t.Using), n)
 		gauge(ch, dTubePaused, b2f(t.Paused), n)
 		left := 0.0
 		if t.Paused {

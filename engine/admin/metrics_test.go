@@ -90,7 +90,6 @@ func TestMetricsAfterScript(t *testing.T) {
 	one("stalkd_tube_deletes_total", 1, "tube", "work")
 	one("stalkd_tube_paused", 0, "tube", "work")
 	one("stalkd_tube_waiting_workers", 0, "tube", "work")
-	one("stalkd_tube_watching_connections", 1, "tube", "work")
 	one("stalkd_build_info", 1, "version", "1.2.3-test", "goversion", runtimeVersion())
 	assert.Contains(t, m, "go_goroutines", "the Go collector")
 	assert.Contains(t, m, "process_cpu_seconds_total", "the process collector")
