@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/stalkd/stalkd/engine"
@@ -17,6 +18,7 @@ type options struct {
 	user    string // -u
 	verbose int    // -V count
 	journal journalFlags
+	admin   adminFlags // --admin, --metrics-max-tubes (admin.go)
 }
 
 // journalFlags are the persistence flags, handed to openJournal as they are.
@@ -64,6 +66,13 @@ func parseArgs(args []string, warn func(string)) (options, action, error) {
 	for i := 0; i < len(args); {
 		arg := args[i]
 		i++
+		if strings.HasPrefix(arg, "--") {
+			var err error
+			if i, err = o.applyLong(args, i); err != nil {
+				return o, actRun, err
+			}
+			continue
+		}
 		if len(arg) < 2 || arg[0] != '-' {
 			return o, actRun, usageError("unknown argument: " + arg)
 		}
@@ -220,5 +229,5 @@ Options:
  -v       show version information
  -V       increase verbosity
  -h       show this help
-`, prog)
+%s`, prog, adminUsage)
 }

@@ -50,7 +50,7 @@ func run(o options, log zerolog.Logger) error {
 		_ = srv.Stop(context.Background())
 		return err
 	}
-	return serve(srv, q, jr, sigs, log)
+	return serve(srv, q, jr, o.admin, sigs, log)
 }
 
 // prepare does what comes between binding and serving: -u, then the
@@ -75,7 +75,7 @@ func prepare(o options, log zerolog.Logger) (*jobs.Queue, journal, error) {
 
 // serve runs the queue's timers and the server until a signal (or a server
 // failure), then stops both and closes the journal.
-func serve(srv *engine.Server, q *jobs.Queue, jr journal, sigs <-chan os.Signal, log zerolog.Logger) error {
+func serve(srv *engine.Server, q *jobs.Queue, jr journal, af adminFlags, sigs <-chan os.Signal, log zerolog.Logger) error {
 	ctx, stopTimers := context.WithCancel(context.Background())
 	defer stopTimers()
 	timersDone := make(chan struct{})
@@ -86,14 +86,20 @@ func serve(srv *engine.Server, q *jobs.Queue, jr journal, sigs <-chan os.Signal,
 		b.Subscribe = jr.j.Subscribe
 	}
 	err := srv.Serve(b)
+	var adm *adminServer
+	if err == nil {
+		adm, err = startAdmin(af, srv, q, jr, log)
+	}
 	if err == nil {
 		err = wait(srv, q, sigs, log)
 	}
+	adm.markStopping()
 	sctx, cancel := context.WithTimeout(context.Background(), stopTimeout)
 	defer cancel()
 	if serr := srv.Stop(sctx); serr != nil {
 		log.Warn().Err(serr).Msg("stopped before every reply was written")
 	}
+	adm.stop(sctx)
 	stopTimers()
 	<-timersDone
 	if cerr := jr.close(); cerr != nil {
