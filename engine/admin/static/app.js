@@ -153,7 +153,9 @@ function clearTube(name) {
 
 function deleteJob(id) {
   if (!window.confirm("Delete job " + id + "?")) return;
-  act("DELETE", "/v1/jobs/" + id, "delete job " + id);
+  act("DELETE", "/v1/jobs/" + id, "delete job " + id).then(() => {
+    if ($("peek-id").textContent === String(id)) $("peek").hidden = true;
+  });
 }
 
 function kickJob(id) {
@@ -236,6 +238,10 @@ async function peekJob(id) {
   if (j.body.truncated) notes.push("showing the first " + j.body.returned + " of " + j.body.size + " bytes");
   if (!j.body.utf8) notes.push("not valid UTF-8: invalid bytes shown as \uFFFD; see base64 for the exact bytes");
   $("peek-note").textContent = notes.join("; ");
+  const acts = [];
+  if (j.state === "buried" || j.state === "delayed") acts.push(actionButton("kick", "kick-job", () => kickJob(j.id)));
+  if (j.state !== "reserved") acts.push(actionButton("delete", "delete-job danger", () => deleteJob(j.id)));
+  $("peek-actions").replaceChildren(...acts);
   $("peek-body").textContent = j.body.text;
   $("peek-b64").textContent = j.body.base64;
 }
@@ -258,7 +264,7 @@ function drawChart(h) {
   }
   const pad = { l: 48, r: 8, t: 8, b: 20 };
   const t1 = s.length ? s[s.length - 1].t : Date.now();
-  const t0 = Math.min(s.length ? s[0].t : t1, t1 - 60000);
+  const t0 = s.length > 1 ? s[0].t : t1 - 60000; // the history kept so far
   let top = 1;
   for (const k of Object.keys(series)) for (const p of series[k]) top = Math.max(top, p.v);
   top = niceCeil(top);
@@ -270,8 +276,8 @@ function drawChart(h) {
     g.beginPath(); g.moveTo(pad.l, y(v)); g.lineTo(w - pad.r, y(v)); g.stroke();
     g.fillText(fmtRate(v), 4, y(v) + 4);
   }
-  const mins = Math.round((t1 - t0) / 60000);
-  g.fillText("-" + mins + " min", pad.l, ht - 4);
+  const span = (t1 - t0) / 1000;
+  g.fillText("-" + (span < 120 ? Math.round(span) + " s" : Math.round(span / 60) + " min"), pad.l, ht - 4);
   g.fillText("now", w - pad.r - 24, ht - 4);
   for (const k of Object.keys(series)) {
     g.strokeStyle = COLORS[k]; g.lineWidth = 2; g.beginPath();
@@ -311,6 +317,12 @@ async function refresh() {
 document.addEventListener("DOMContentLoaded", () => {
   $("prev").addEventListener("click", () => { state.offset = Math.max(0, state.offset - PAGE); loadJobs(); });
   $("next").addEventListener("click", () => { state.offset += PAGE; loadJobs(); });
+  const find = () => {
+    const id = $("find-id").value.trim();
+    if (/^[0-9]+$/.test(id)) peekJob(id); else setStatus("a job id is a number", true);
+  };
+  $("find").addEventListener("click", find);
+  $("find-id").addEventListener("keydown", (e) => { if (e.key === "Enter") find(); });
   refresh();
   setInterval(refresh, REFRESH_MS);
 });
