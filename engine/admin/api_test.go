@@ -346,3 +346,34 @@ func TestStartOptions(t *testing.T) {
 	_, err = Start(Options{Addr: "256.0.0.1:0", Queue: jobs.New(jobs.Config{})})
 	assert.Error(t, err)
 }
+
+func TestAPIHistory(t *testing.T) {
+	s := newStack(t, func(o *Options) { o.SampleInterval = time.Hour })
+	scripted(t, s)
+	var h historyJSON
+	s.json(http.MethodGet, "/v1/history", http.StatusOK, &h)
+	assert.Equal(t, 3600.0, h.IntervalSeconds)
+	require.NotEmpty(t, h.Samples)
+	last := h.Samples[len(h.Samples)-1]
+	assert.Equal(t, uint64(5), last.Puts)
+	assert.Equal(t, uint64(3), last.Reserves)
+	assert.Equal(t, uint64(1), last.Deletes)
+	assert.Equal(t, stateCounts{Ready: 1, Reserved: 1, Delayed: 1, Buried: 1}, last.Jobs)
+	for i := 1; i < len(h.Samples); i++ {
+		assert.LessOrEqual(t, h.Samples[i-1].UnixMillis, h.Samples[i].UnixMillis)
+	}
+}
+
+// TestHistoryRing checks the ring keeps the newest samples, oldest first.
+func TestHistoryRing(t *testing.T) {
+	h := newHistory(3)
+	assert.Empty(t, h.samples())
+	for i := range 5 {
+		h.add(sample{UnixMillis: int64(i)})
+	}
+	var got []int64
+	for _, s := range h.samples() {
+		got = append(got, s.UnixMillis)
+	}
+	assert.Equal(t, []int64{2, 3, 4}, got)
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log"
 	"net"
 	"net/http"
 	"os"
@@ -73,7 +74,7 @@ func newServer(opts Options, ln net.Listener, isUnix bool) *Server {
 		WriteTimeout:      60 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    64 << 10,
-		ErrorLog:          nil,
+		ErrorLog:          log.New(errorLogWriter{s.log}, "", 0),
 	}
 	return s
 }
