@@ -51,6 +51,9 @@ func (q *Queue) Inspect(dst []TubeInfo, opt InspectOptions) []TubeInfo {
 	copy(list, q.tubes.list)
 	q.tubes.mu.RUnlock()
 	for _, t := range list {
+		if t.refs.Load() <= 0 {
+			continue // dropped since the list was copied
+		}
 		info := q.tubeInfo(t)
 		if opt.Oldest && info.Ready > 0 && (opt.OnlyOldest == nil || opt.OnlyOldest(t.name)) {
 			if c, ok := q.oldestReady(t); ok {

@@ -98,3 +98,51 @@ func TestJournalErr(t *testing.T) {
 	assert.ErrorIs(t, f.q.JournalErr(), boom)
 	assert.Equal(t, f.clock.Now(), f.q.Now())
 }
+
+// TestInspectConcurrent runs Inspect while tubes come and go and jobs
+// move (for the race detector); every tube reported has a valid name and
+// non-negative figures.
+func TestInspectConcurrent(t *testing.T) {
+	q := New(Config{Clock: NewManualClock(t0)})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		s := q.NewSession(nil)
+		defer s.Close()
+		for i := range 2000 {
+			name := fmt.Appendf(nil, "t%d", i%17)
+			if err := s.Use(name); err != nil {
+				panic(err)
+			}
+			id, _, err := s.Put(PutRequest{TTR: time.Second, Body: []byte("x\r\n")})
+			if err != nil {
+				panic(err)
+			}
+			if i%2 == 0 {
+				if _, err := s.Delete(id); err != nil {
+					panic(err)
+				}
+			}
+			if err := s.Use([]byte("default")); err != nil {
+				panic(err)
+			}
+		}
+	}()
+	for running := true; running; {
+		select {
+		case <-done:
+			running = false
+		default:
+		}
+		for _, ti := range q.Inspect(nil, InspectOptions{Oldest: true}) {
+			require.True(t, validName([]byte(ti.Name)))
+			require.GreaterOrEqual(t, ti.Ready, int64(0))
+			require.GreaterOrEqual(t, ti.OldestReady, time.Duration(0))
+		}
+	}
+	total := int64(0)
+	for _, ti := range q.Inspect(nil, InspectOptions{}) {
+		total += ti.Total()
+	}
+	assert.Equal(t, int64(1000), total)
+}
