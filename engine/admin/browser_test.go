@@ -2,6 +2,7 @@ package admin
 
 import (
 	"context"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -270,4 +271,25 @@ func traffic(t *testing.T, s *stack, tube string, d time.Duration) {
 			require.NoError(t, c.Delete(id))
 		}
 	}
+}
+
+// TestDashboardReadOnlyInBrowser: on a non-loopback listener the dashboard
+// says it is read-only and disables every action button.
+func TestDashboardReadOnlyInBrowser(t *testing.T) {
+	ctx := browser(t)
+	s := newStack(t, func(o *Options) { o.Addr = "0.0.0.0:0" })
+	_, port, err := net.SplitHostPort(s.adm.Addr().String())
+	require.NoError(t, err)
+	var badgeHidden bool
+	var enabled, buttons int
+	require.NoError(t, chromedp.Run(ctx,
+		chromedp.Navigate("http://127.0.0.1:"+port+"/"),
+		chromedp.WaitVisible(`body[data-loaded="true"]`, chromedp.ByQuery),
+		chromedp.Evaluate(`document.getElementById('readonly').hidden`, &badgeHidden),
+		chromedp.Evaluate(`document.querySelectorAll('#tubes tbody button.kick, #tubes tbody button.pause, #tubes tbody button.clear').length`, &buttons),
+		chromedp.Evaluate(`Array.from(document.querySelectorAll('#tubes tbody button.kick, #tubes tbody button.pause, #tubes tbody button.clear')).filter(b => !b.disabled).length`, &enabled),
+	))
+	assert.False(t, badgeHidden, "the read-only badge shows")
+	assert.Equal(t, 3, buttons, "kick, pause and clear for tube default")
+	assert.Zero(t, enabled)
 }
