@@ -76,7 +76,7 @@ func startAdmin(f adminFlags, srv *engine.Server, q *jobs.Queue, jr journal, log
 	}
 	a := &adminServer{}
 	opts := admin.Options{
-		Addr: f.addr, Queue: q, Version: version, MetricsMaxTubes: f.maxTubes, Logger: log,
+		Addr: f.addr, Queue: q, Version: engine.Version, MetricsMaxTubes: f.maxTubes, Logger: log,
 		Serving: func() error {
 			select {
 			case <-srv.Done():

@@ -12,6 +12,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/stalkd/stalkd/engine"
 )
 
 func TestParseAdminFlags(t *testing.T) {
@@ -63,7 +65,7 @@ func TestProcessAdmin(t *testing.T) {
 	assert.Contains(t, body, "stalkd_wal_bytes ")
 	assert.Contains(t, body, "stalkd_wal_fsync_duration_seconds_bucket")
 	assert.Contains(t, body, `stalkd_build_info{goversion=`)
-	assert.Contains(t, body, `version="`+version+`"`)
+	assert.Contains(t, body, `version="`+engine.Version+`"`)
 
 	require.NoError(t, cmd.Process.Signal(syscall.SIGUSR1))
 	deadline := time.Now().Add(waitLong)
