@@ -22,7 +22,8 @@ type options struct {
 	net     netFlags // stalkd's own long flags (longflags.go)
 	tls     tlsFlags // --tls and its files (tlsflags.go)
 
-	authTokenFile string // --auth-token-file (authflags.go)
+	authTokenFile string     // --auth-token-file (authflags.go)
+	admin         adminFlags // --admin, --metrics-max-tubes (admin.go)
 }
 
 // journalFlags are the persistence flags, handed to openJournal as they are.
@@ -237,5 +238,5 @@ Options:
  -h       show this help
 `, prog, wal.DefaultSyncInterval.Milliseconds(), engine.DefaultPort,
 		engine.DefaultMaxJobSize, engine.MaxJobSizeLimit, wal.DefaultSegmentSize)
-	fmt.Fprint(w, longUsage+tlsUsage+authUsage)
+	fmt.Fprint(w, longUsage+tlsUsage+authUsage+adminUsage)
 }

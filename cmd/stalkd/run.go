@@ -77,7 +77,7 @@ func run(o options, root zerolog.Logger) error {
 		_ = srv.Stop(context.Background())
 		return err
 	}
-	return serve(srv, q, jr, sigs, hup, log)
+	return serve(srv, q, jr, o.admin, sigs, hup, log)
 }
 
 // prepare does what comes between binding and serving: -u, then the
@@ -102,24 +102,30 @@ func prepare(o options, root zerolog.Logger) (*jobs.Queue, journal, error) {
 
 // serve runs the queue's timers and the server until a signal (or a server
 // failure), then stops both and closes the journal.
-func serve(srv *engine.Server, q *jobs.Queue, jr journal, sigs <-chan os.Signal, hup func(), log zerolog.Logger) error {
+func serve(srv *engine.Server, q *jobs.Queue, jr journal, af adminFlags, sigs <-chan os.Signal, hup func(), log zerolog.Logger) error {
 	ctx, stopTimers := context.WithCancel(context.Background())
 	defer stopTimers()
 	timersDone := make(chan struct{})
 	go func() { defer close(timersDone); q.Run(ctx) }()
 
 	err := srv.Serve(engine.Backend{Queue: q, BinlogStats: jr.stats})
+	var adm *adminServer
+	if err == nil {
+		adm, err = startAdmin(af, srv, q, jr, log)
+	}
 	if err == nil {
 		err = wait(srv, q, sigs, hup, log)
 	}
 	start := time.Now()
 	conns := q.Stats().Connections
+	adm.markStopping()
 	sctx, cancel := context.WithTimeout(context.Background(), stopTimeout)
 	defer cancel()
 	serr := srv.Stop(sctx)
 	if serr != nil {
 		log.Warn().Err(serr).Msg("stopped before every reply was written")
 	}
+	adm.stop(sctx)
 	stopTimers()
 	<-timersDone
 	cerr := jr.close()
