@@ -18,9 +18,12 @@ import (
 
 // startServer starts an in-process stalkd on a free loopback port and
 // returns its address; it stops when the test ends.
-func startServer(t *testing.T) string {
+func startServer(t *testing.T) string { t.Helper(); return startServerAt(t, "127.0.0.1:0") }
+
+// startServerAt starts an in-process stalkd on addr.
+func startServerAt(t *testing.T, addr string) string {
 	t.Helper()
-	srv, err := engine.Start(context.Background(), engine.Config{Addr: "127.0.0.1:0",
+	srv, err := engine.Start(context.Background(), engine.Config{Addr: addr,
 		Logger: zerolog.New(zerolog.NewTestWriter(t))})
 	if err != nil {
 		t.Fatalf("start server: %v", err)
