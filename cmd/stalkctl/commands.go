@@ -56,10 +56,10 @@ func init() {
 			help: "list job ids of a tube in one state (stalkd; --count 0 = all)", minArgs: 2, maxArgs: 2,
 			flags: listFlags, wire: "list-jobs", run: runList, notFound: tubeNotFound},
 		{name: "drain", synopsis: "TUBE [--timeout D] [--interval D]",
-			help: "wait until a tube has no ready, delayed or reserved job", minArgs: 1, maxArgs: 1,
+			help: "wait until a tube has no ready, delayed or reserved job (polls every 1s), with progress", minArgs: 1, maxArgs: 1,
 			flags: drainFlags, run: runDrain, notFound: tubeNotFound},
 		{name: "top", synopsis: "[--interval D] [--once]",
-			help: "live view of the tubes with rates (q or Ctrl-C quits)", maxArgs: 0,
+			help: "live view of the tubes with rates, every 1s (q or Ctrl-C quits; --once prints one frame)", maxArgs: 0,
 			flags: topFlags, run: runTop},
 	}
 }

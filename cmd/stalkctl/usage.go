@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 )
 
 // usage prints the help text: every command, the global flags and the exit
@@ -19,8 +20,8 @@ else %s. Flags may also follow the command and its arguments.
 commands:
 `, defaultAddr)
 	for _, c := range commands {
-		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.synopsis)
-		fmt.Fprintf(w, "  %-10s   %s\n", "", c.help)
+		fmt.Fprintf(w, "  %s\n", strings.TrimSpace(c.name+" "+c.synopsis))
+		fmt.Fprintf(w, "      %s\n", c.help)
 	}
 	fmt.Fprintf(w, `
 global flags:
