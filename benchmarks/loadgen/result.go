@@ -43,6 +43,12 @@ type Result struct {
 	Elapsed    float64 `json:"elapsed_s"`
 	OpsPerSec  float64 `json:"ops_per_sec"`
 	Latency    Latency `json:"latency"`
+	// ServerCPU is the server's CPU time (user+system) over the measured
+	// window, in seconds, and CPUPerOpUs the same per operation in µs; both
+	// are 0 when the server's pid is unknown (a running server without
+	// --server-pid).
+	ServerCPU  float64 `json:"server_cpu_s,omitempty"`
+	CPUPerOpUs float64 `json:"server_cpu_per_op_us,omitempty"`
 
 	Puts         int64   `json:"puts,omitempty"`           // e2e: jobs put in the measured window
 	Left         int64   `json:"left,omitempty"`           // jobs the generator could not drain
@@ -83,14 +89,14 @@ func (r Result) Err() error {
 // WriteTable prints results as an aligned human table, one row each.
 func WriteTable(out io.Writer, rs ...Result) error {
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "scenario\ttarget\tconns\tdepth\tbatch\tsize\tops\tsecs\tops/s\tp50\tp99\tp99.9\tmax\terrors\t")
+	fmt.Fprintln(tw, "scenario\ttarget\tconns\tdepth\tbatch\tsize\tops\tsecs\tops/s\tcpu/op\tp50\tp99\tp99.9\tmax\terrors\t")
 	for _, r := range rs {
 		conns := fmt.Sprint(r.Conns)
 		if r.Producers > 0 {
 			conns = fmt.Sprintf("%dp+%dc", r.Producers, r.Conns)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%.2f\t%.0f\t%s\t%s\t%s\t%s\t%d\t\n",
-			r.Scenario, r.Target, conns, r.Pipeline, r.Batch, r.Size, r.Ops, r.Elapsed, r.OpsPerSec,
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%.2f\t%.0f\t%s\t%s\t%s\t%s\t%s\t%d\t\n",
+			r.Scenario, r.Target, conns, r.Pipeline, r.Batch, r.Size, r.Ops, r.Elapsed, r.OpsPerSec, fmtCPU(r),
 			fmtUs(r.Latency.P50), fmtUs(r.Latency.P99), fmtUs(r.Latency.P999), fmtUs(r.Latency.Max), r.Errors)
 	}
 	if err := tw.Flush(); err != nil {
@@ -128,6 +134,14 @@ func writeExtras(out io.Writer, r Result) {
 		}
 		fmt.Fprintln(out)
 	}
+}
+
+// fmtCPU is the server's CPU per operation ("-" when not measured).
+func fmtCPU(r Result) string {
+	if r.CPUPerOpUs == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.2fµs", r.CPUPerOpUs)
 }
 
 func mib(b int64) float64 { return float64(b) / (1 << 20) }

@@ -166,7 +166,7 @@ func countJobs(cfg Config) (int64, error) {
 // returns the first error.
 func helperRun(cfg Config, k int, fn func(j int, w *worker, parent *control) error) error {
 	hc := cfg
-	hc.Duration, hc.Warmup, hc.Jobs, hc.Progress = 0, 0, 0, nil
+	hc.Duration, hc.Warmup, hc.Jobs, hc.Progress, hc.PID = 0, 0, 0, nil, 0
 	hc.Timeout = max(cfg.Timeout, time.Minute)
 	g := newGroup(hc, k)
 	g.run(func(j int, w *worker) error { return fn(j, w, g.ctl) })

@@ -20,6 +20,7 @@ type options struct {
 	serverA, serverB string
 	labelA, labelB   string
 	rounds           int
+	comparePID       int
 	json, quiet      bool
 	ceiling          bool
 	serverLog        bool
@@ -80,10 +81,12 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	fs.IntVar(&c.Idle, "idle", 1000, "conns: idle connections to hold")
 	fs.IntVar(&c.Probes, "probes", 100, "conns: put/reserve/delete cycles on the fresh connection")
 	fs.DurationVar(&c.Timeout, "timeout", 0, "hard cap on one run (default duration+warmup+60s)")
-	fs.IntVar(&c.PID, "pid", 0, "pid of the target server, for RSS figures")
+	fs.IntVar(&c.PID, "pid", 0, "pid of the target server, for RSS and CPU-per-operation figures")
+	fs.IntVar(&c.PID, "server-pid", 0, "same as --pid")
 	fs.BoolVar(&c.NoDrain, "no-drain", false, "leave the jobs a run put in the server")
 	fs.StringVar(&o.server, "server", "", "start the target from this command template (with {port})")
 	fs.StringVar(&o.compare, "compare", "", "compare against this second address (B)")
+	fs.IntVar(&o.comparePID, "compare-pid", 0, "compare: pid of the server at --compare (B), for RSS and CPU figures")
 	fs.StringVar(&o.serverA, "server-a", "", "compare: start A from this template, fresh per run")
 	fs.StringVar(&o.serverB, "server-b", "", "compare: start B from this template, fresh per run")
 	fs.StringVar(&o.cfg.Label, "label", "", "name of the target in reports")
