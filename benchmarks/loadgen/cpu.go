@@ -50,8 +50,8 @@ type cpuMeter struct {
 	pid     int
 	started bool
 	start   time.Duration
-	used  time.Duration
-	err   error
+	used    time.Duration
+	err     error
 }
 
 func (m *cpuMeter) begin() {
