@@ -49,6 +49,7 @@ func HasCeiling(scenario string) bool {
 func RunCeiling(cfg Config, template string) (Result, error) {
 	cfg = cfg.WithDefaults()
 	cfg.Label, cfg.NoDrain, cfg.PID = CeilingLabel, true, 0
+	cfg.TLS = nil // the echo server speaks plain TCP: the ceiling is the plaintext one
 	if template != "" {
 		cfg.Label = CeilingProcessLabel
 		srv, err := StartServer(template, nil)

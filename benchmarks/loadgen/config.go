@@ -1,6 +1,7 @@
 package loadgen
 
 import (
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -44,6 +45,7 @@ type Config struct {
 	NoDrain   bool          // put: leave the jobs in the server instead of deleting them after
 	Progress  io.Writer     // where the progress line goes once a second; nil: nowhere
 	Label     string        // name of the target in reports; default Addr
+	TLS       *tls.Config   // connect over TLS with this config (see NewTLSConfig); nil: plain TCP
 }
 
 // Defaults used by WithDefaults.
@@ -143,6 +145,9 @@ func (c Config) putSpec(i, n int, stamp bool) putSpec {
 	}
 	return s
 }
+
+// dial opens one generator connection to the target, over TLS if set.
+func (c Config) dial() (*Conn, error) { return DialTLS(c.Addr, 0, c.TLS) }
 
 // tubeName is the tube of connection i.
 func (c Config) tubeName(i int) string { return "bench." + strconv.Itoa(i%c.Tubes) }

@@ -37,6 +37,7 @@ type Result struct {
 	Batch      int     `json:"batch"`
 	Size       int     `json:"size"`
 	Tubes      int     `json:"tubes"`
+	TLS        bool    `json:"tls,omitempty"` // the generator connected over TLS
 	Ops        int64   `json:"ops"`
 	Errors     int64   `json:"errors"`
 	FirstError string  `json:"first_error,omitempty"`
@@ -63,7 +64,7 @@ type Result struct {
 
 func newResult(c Config) Result {
 	r := Result{Scenario: c.Scenario, Target: c.Label, Conns: c.Conns, Pipeline: c.Pipeline,
-		Batch: c.Batch, Size: c.Size, Tubes: c.Tubes}
+		Batch: c.Batch, Size: c.Size, Tubes: c.Tubes, TLS: c.TLS != nil}
 	if c.Scenario == ScenarioE2E {
 		r.Producers = c.Producers
 	}
@@ -91,12 +92,16 @@ func WriteTable(out io.Writer, rs ...Result) error {
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "scenario\ttarget\tconns\tdepth\tbatch\tsize\tops\tsecs\tops/s\tcpu/op\tp50\tp99\tp99.9\tmax\terrors\t")
 	for _, r := range rs {
+		target := r.Target
+		if r.TLS {
+			target += " (tls)"
+		}
 		conns := fmt.Sprint(r.Conns)
 		if r.Producers > 0 {
 			conns = fmt.Sprintf("%dp+%dc", r.Producers, r.Conns)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%.2f\t%.0f\t%s\t%s\t%s\t%s\t%s\t%d\t\n",
-			r.Scenario, r.Target, conns, r.Pipeline, r.Batch, r.Size, r.Ops, r.Elapsed, r.OpsPerSec, fmtCPU(r),
+			r.Scenario, target, conns, r.Pipeline, r.Batch, r.Size, r.Ops, r.Elapsed, r.OpsPerSec, fmtCPU(r),
 			fmtUs(r.Latency.P50), fmtUs(r.Latency.P99), fmtUs(r.Latency.P999), fmtUs(r.Latency.Max), r.Errors)
 	}
 	if err := tw.Flush(); err != nil {

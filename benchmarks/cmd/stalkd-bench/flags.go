@@ -100,6 +100,13 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	fs.BoolVar(&o.goroutineEcho, "goroutines", false, "serve-echo: one goroutine per connection instead of the epoll loop")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write the generator's CPU profile to this file")
 	noCeiling := fs.Bool("no-ceiling", false, "skip the echo-server ceiling run")
+	var tlsOpt loadgen.TLSOptions
+	fs.BoolVar(&tlsOpt.Enable, "tls", false, "connect over TLS (the handshake is not timed; the ceiling stays plaintext)")
+	fs.StringVar(&tlsOpt.CAFile, "tls-ca", "", "--tls: PEM file of the CA to verify the server with (default: system roots)")
+	fs.BoolVar(&tlsOpt.Insecure, "tls-insecure", false, "--tls: do not verify the server's certificate")
+	fs.StringVar(&tlsOpt.CertFile, "tls-cert", "", "--tls: client certificate (PEM) for mutual TLS")
+	fs.StringVar(&tlsOpt.KeyFile, "tls-key", "", "--tls: client key (PEM) for mutual TLS")
+	fs.StringVar(&tlsOpt.ServerName, "tls-server-name", "", "--tls: name to verify in the server's certificate (default: the address's host)")
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		o.scenario, args = args[0], args[1:]
 	}
@@ -120,6 +127,11 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 		return nil, errors.New("no scenario given")
 	}
 	o.ceiling = !*noCeiling
+	tc, err := loadgen.NewTLSConfig(tlsOpt)
+	if err != nil {
+		return nil, err
+	}
+	c.TLS = tc
 	c.Scenario = o.scenario
 	if !o.quiet {
 		c.Progress = os.Stderr

@@ -105,3 +105,23 @@ func TestAllAgainstEcho(t *testing.T) {
 	_, err := parseArgs([]string{"compare-all"}, &errs)
 	assert.ErrorContains(t, err, "two targets")
 }
+
+func TestParseTLSAndPIDFlags(t *testing.T) {
+	var errs bytes.Buffer
+	o, err := parseArgs([]string{"put", "--tls", "--tls-insecure", "--tls-server-name", "q.example", "--server-pid", "42",
+		"--compare", "127.0.0.1:2", "--compare-pid", "43"}, &errs)
+	require.NoError(t, err)
+	require.NotNil(t, o.cfg.TLS)
+	assert.True(t, o.cfg.TLS.InsecureSkipVerify)
+	assert.Equal(t, "q.example", o.cfg.TLS.ServerName)
+	assert.Equal(t, 42, o.cfg.PID)
+	assert.Equal(t, 43, o.comparePID)
+
+	o, err = parseArgs([]string{"put"}, &errs)
+	require.NoError(t, err)
+	assert.Nil(t, o.cfg.TLS, "plain TCP unless --tls")
+	_, err = parseArgs([]string{"put", "--tls-insecure"}, &errs)
+	assert.ErrorContains(t, err, "without --tls")
+	_, err = parseArgs([]string{"put", "--tls", "--tls-cert", "c.pem"}, &errs)
+	assert.ErrorContains(t, err, "certificate and a key")
+}

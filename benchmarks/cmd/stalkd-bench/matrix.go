@@ -98,6 +98,7 @@ func runMatrix(o *options, stdout, stderr io.Writer) error {
 		sub.cfg = mc.cfg
 		sub.cfg.Addr, sub.cfg.PID, sub.cfg.Label = o.cfg.Addr, o.cfg.PID, o.cfg.Label
 		sub.cfg.Progress, sub.cfg.NoDrain, sub.cfg.Timeout = o.cfg.Progress, o.cfg.NoDrain, o.cfg.Timeout
+		sub.cfg.TLS = o.cfg.TLS
 		if o.cfg.Jobs > 0 && sub.cfg.Jobs > 0 {
 			sub.cfg.Jobs = min(sub.cfg.Jobs, o.cfg.Jobs) // -n caps the count-bounded cases
 		}
