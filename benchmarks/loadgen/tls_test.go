@@ -25,8 +25,8 @@ import (
 // certificate, written as PEM files.
 type testPKI struct {
 	caFile, certFile, keyFile string // CA; client cert and key
-	pool                          *x509.CertPool
-	server                        tls.Certificate
+	pool                      *x509.CertPool
+	server                    tls.Certificate
 }
 
 func newTestPKI(t *testing.T) testPKI {
