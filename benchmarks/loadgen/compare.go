@@ -43,6 +43,8 @@ func Metric(cfg Config) string {
 	switch {
 	case cfg.Scenario == ScenarioMem:
 		return "bytes_per_job"
+	case cfg.Scenario == ScenarioMemReturn:
+		return "rss_settled"
 	case cfg.Scenario == ScenarioConns && cfg.PID != 0:
 		return "bytes_per_conn"
 	case cfg.Scenario == ScenarioConns:
@@ -57,6 +59,8 @@ func metricOf(metric string, r Result) float64 {
 		return r.BytesPerJob
 	case "bytes_per_conn":
 		return r.BytesPerConn
+	case "rss_settled":
+		return float64(r.RSSSettled)
 	case "p99":
 		return r.Latency.P99
 	}

@@ -60,6 +60,11 @@ type Result struct {
 	RSSAfter     int64   `json:"rss_after,omitempty"`      // bytes
 	BytesPerJob  float64 `json:"bytes_per_job,omitempty"`  // mem: RSS growth per job
 	BytesPerConn float64 `json:"bytes_per_conn,omitempty"` // conns: RSS growth per idle connection
+	RSSDrained   int64   `json:"rss_drained,omitempty"`    // mem-return: bytes right after deleting every job
+	RSSSettled   int64   `json:"rss_settled,omitempty"`    // mem-return: bytes SettleSec later
+	SettleSec    float64 `json:"settle_s,omitempty"`       // mem-return: the wait before RSSSettled
+	DelayedTubes int     `json:"delayed_tubes,omitempty"`  // background tubes holding a delayed job each
+	SetupSec     float64 `json:"setup_s,omitempty"`        // time to set those up (unmeasured)
 }
 
 func newResult(c Config) Result {
@@ -127,6 +132,16 @@ func writeExtras(out io.Writer, r Result) {
 	if r.Idle > 0 {
 		fmt.Fprintf(out, "%s: %d idle connections opened in %.0f ms; fresh connection dialled in %.0f µs\n",
 			r.Target, r.Idle, r.ConnectMs, r.FreshDialUs)
+	}
+	if r.DelayedTubes > 0 {
+		fmt.Fprintf(out, "%s: beside %d tubes holding a delayed job each (set up in %.1f s, not timed)\n",
+			r.Target, r.DelayedTubes, r.SetupSec)
+	}
+	if r.RSSSettled > 0 {
+		fmt.Fprintf(out, "%s: RSS idle %.1f MiB -> %d jobs %.1f MiB -> all deleted %.1f MiB -> %.0f s later %.1f MiB (%.2f× idle)\n",
+			r.Target, mib(r.RSSBefore), r.Ops, mib(r.RSSAfter), mib(r.RSSDrained), r.SettleSec, mib(r.RSSSettled),
+			float64(r.RSSSettled)/float64(max(r.RSSBefore, 1)))
+		return
 	}
 	if r.RSSAfter > 0 {
 		fmt.Fprintf(out, "%s: RSS %.1f MiB -> %.1f MiB", r.Target, mib(r.RSSBefore), mib(r.RSSAfter))

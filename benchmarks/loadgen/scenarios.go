@@ -35,7 +35,7 @@ func runReserve(cfg Config) (Result, error) {
 		return Result{}, err
 	}
 	g := newGroup(cfg, cfg.Conns)
-	conns, err := dialAll(g, cfg.Conns, func(i int) (*Conn, error) { return dialWatching(cfg, cfg.tubeName(i)) })
+	conns, err := dialAll(g, cfg.Conns, func(i int) (*Conn, error) { return dialWatching(cfg, cfg.consumerTubes(i)...) })
 	if err != nil {
 		return Result{}, err
 	}
@@ -59,7 +59,7 @@ func runE2E(cfg Config) (Result, error) {
 		if i < p {
 			return dialUsing(cfg, cfg.tubeName(i))
 		}
-		return dialWatching(cfg, cfg.tubeName(i-p))
+		return dialWatching(cfg, cfg.consumerTubes(i-p)...)
 	})
 	if err != nil {
 		return Result{}, err

@@ -27,6 +27,7 @@ type options struct {
 	cpuProfile       string
 	only             string
 	goroutineEcho    bool
+	heavy            bool
 }
 
 func (o *options) comparing() bool {
@@ -49,13 +50,17 @@ scenarios:
   e2e         -p P producers and -c C consumers at once; latency is put-to-reserve
   conns       hold --idle N idle connections, then time commands on a fresh one
   mem         preload -n jobs and report the server's RSS per job (needs --server or --pid)
+  mem-return  RSS idle, after -n puts, after deleting them all, and --settle later (needs --server or --pid)
   serve-echo  run the built-in echo server on -a for --duration
   all         every case of BENCHMARKS.md against one target (--server CMD, or -a ADDR [--pid N])
   compare-all every case against two targets (--server-a CMD --server-b CMD, or -a A --compare B)
 
-Every run also measures the generator's own ceiling against a built-in echo
-server (--no-ceiling to skip). Server templates are run with sh -c; {port} is
-replaced by a free port.
+With --server (or --pid) every run also reports the server's CPU time per
+operation (utime+stime from /proc over the measured window). In server
+templates {port} becomes a free port and {dir} a fresh empty directory per
+run (for -b). Every run also measures the generator's own ceiling against a
+built-in echo server (--no-ceiling to skip). Templates run with sh -c.
+--heavy adds the long cases to all and compare-all.
 
 flags:
 `
@@ -84,6 +89,10 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	fs.IntVar(&c.PID, "pid", 0, "pid of the target server, for RSS and CPU-per-operation figures")
 	fs.IntVar(&c.PID, "server-pid", 0, "same as --pid")
 	fs.BoolVar(&c.NoDrain, "no-drain", false, "leave the jobs a run put in the server")
+	fs.IntVar(&c.DelayedTubes, "delayed-tubes", 0, "first put one delayed job into each of N other tubes (not timed)")
+	fs.BoolVar(&c.WatchAll, "watch-all", false, "reserve, e2e: every consumer watches all -t tubes")
+	fs.DurationVar(&c.Settle, "settle", 0, "mem-return: wait this long after deleting before the last RSS reading (default 30s)")
+	fs.BoolVar(&o.heavy, "heavy", false, "all, compare-all: also run the heavy cases (100k tubes, 1M-job memory return)")
 	fs.StringVar(&o.server, "server", "", "start the target from this command template (with {port})")
 	fs.StringVar(&o.compare, "compare", "", "compare against this second address (B)")
 	fs.IntVar(&o.comparePID, "compare-pid", 0, "compare: pid of the server at --compare (B), for RSS and CPU figures")
