@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"math"
-	"strconv"
 
 	"github.com/stalkd/stalkd/cmd/stalkctl/internal/client"
 )
@@ -20,9 +18,6 @@ func (m message) print(w io.Writer) { fmt.Fprintln(w, m.text) }
 func (m message) json() any         { return m.obj }
 
 func runPut(_ context.Context, a *app, c *client.Conn, inv *invocation) (result, error) {
-	if inv.pri > math.MaxUint32 || inv.delay > math.MaxUint32 || inv.ttr > math.MaxUint32 {
-		return nil, usageErrorf("put: --pri, --delay and --ttr must fit in 32 bits")
-	}
 	var body []byte
 	if len(inv.args) == 1 && inv.args[0] != "-" {
 		body = []byte(inv.args[0])
@@ -47,9 +42,9 @@ func runPut(_ context.Context, a *app, c *client.Conn, inv *invocation) (result,
 }
 
 func runKick(_ context.Context, _ *app, c *client.Conn, inv *invocation) (result, error) {
-	n, err := strconv.ParseUint(inv.args[0], 10, 32)
+	n, err := parseCount(inv.args[0])
 	if err != nil {
-		return nil, usageErrorf("kick: %q is not a count (0 to 4294967295)", inv.args[0])
+		return nil, err
 	}
 	if err := c.Use(inv.tube); err != nil {
 		return nil, err
@@ -88,11 +83,11 @@ func runDelete(_ context.Context, _ *app, c *client.Conn, inv *invocation) (resu
 
 func runPause(_ context.Context, _ *app, c *client.Conn, inv *invocation) (result, error) {
 	tube := inv.args[0]
-	secs, err := strconv.ParseUint(inv.args[1], 10, 32)
+	secs, err := parseSeconds(inv.args[1])
 	if err != nil {
-		return nil, usageErrorf("pause: %q is not a number of seconds", inv.args[1])
+		return nil, err
 	}
-	if err := c.PauseTube(tube, uint32(secs)); err != nil {
+	if err := c.PauseTube(tube, secs); err != nil {
 		return nil, err
 	}
 	text := fmt.Sprintf("paused tube %q for %ds", tube, secs)
@@ -140,9 +135,6 @@ var listStates = map[string]bool{"ready": true, "delayed": true, "buried": true,
 
 func runList(_ context.Context, _ *app, c *client.Conn, inv *invocation) (result, error) {
 	tube, state := inv.args[0], inv.args[1]
-	if !listStates[state] {
-		return nil, usageErrorf("list: state must be ready, delayed, buried or reserved, not %q", state)
-	}
 	r := listResult{tube: tube, state: state, offset: inv.offset}
 	// Page through: the server returns at most MaxListJobs ids per call.
 	off := inv.offset

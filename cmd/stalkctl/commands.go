@@ -5,6 +5,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"math"
+	"strconv"
 
 	"github.com/stalkd/stalkd/cmd/stalkctl/internal/client"
 )
@@ -23,6 +25,8 @@ type command struct {
 	wire string
 	// notFound says what NOT_FOUND means for this command.
 	notFound func(inv *invocation) string
+	// check validates the arguments before connecting (nil: nothing to check).
+	check func(inv *invocation) error
 }
 
 // commands is the command table, in the order usage lists them.
@@ -62,6 +66,63 @@ func init() {
 			help: "live view of the tubes with rates, every 1s (q or Ctrl-C quits; --once prints one frame)", maxArgs: 0,
 			flags: topFlags, run: runTop},
 	}
+}
+
+// checks validate arguments before stalkctl connects, so a typo is a usage
+// error (exit 2) even when the server is down.
+var checks = map[string]func(inv *invocation) error{
+	"peek": func(inv *invocation) error {
+		if _, err := parseID(inv.args[0]); err != nil && !peekStates[inv.args[0]] {
+			return usageErrorf("peek: want a job id or ready, delayed or buried, not %q", inv.args[0])
+		}
+		return nil
+	},
+	"kick":     func(inv *invocation) error { _, err := parseCount(inv.args[0]); return err },
+	"kick-job": func(inv *invocation) error { _, err := parseID(inv.args[0]); return err },
+	"delete":   func(inv *invocation) error { _, err := parseID(inv.args[0]); return err },
+	"pause":    func(inv *invocation) error { _, err := parseSeconds(inv.args[1]); return err },
+	"list": func(inv *invocation) error {
+		if !listStates[inv.args[1]] {
+			return usageErrorf("list: state must be ready, delayed, buried or reserved, not %q", inv.args[1])
+		}
+		return nil
+	},
+	"put": func(inv *invocation) error {
+		if inv.pri > math.MaxUint32 || inv.delay > math.MaxUint32 || inv.ttr > math.MaxUint32 {
+			return usageErrorf("put: --pri, --delay and --ttr must fit in 32 bits")
+		}
+		return nil
+	},
+	"drain": checkInterval,
+	"top":   checkInterval,
+}
+
+// peekStates are the states peek takes instead of an id.
+var peekStates = map[string]bool{"ready": true, "delayed": true, "buried": true}
+
+func checkInterval(inv *invocation) error {
+	if inv.interval <= 0 {
+		return usageErrorf("%s: --interval must be positive", inv.cmd.name)
+	}
+	return nil
+}
+
+// parseCount parses kick's job count (a u32 on the wire).
+func parseCount(s string) (uint64, error) {
+	n, err := strconv.ParseUint(s, 10, 32)
+	if err != nil {
+		return 0, usageErrorf("kick: %q is not a count (0 to 4294967295)", s)
+	}
+	return n, nil
+}
+
+// parseSeconds parses pause's seconds (a u32 on the wire).
+func parseSeconds(s string) (uint32, error) {
+	n, err := strconv.ParseUint(s, 10, 32)
+	if err != nil {
+		return 0, usageErrorf("pause: %q is not a number of seconds", s)
+	}
+	return uint32(n), nil
 }
 
 // lookup finds a command by name.

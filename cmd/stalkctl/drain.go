@@ -45,9 +45,6 @@ func (r drainResult) json() any {
 // terminal, a line per change otherwise.
 func runDrain(ctx context.Context, a *app, c *client.Conn, inv *invocation) (result, error) {
 	tube := inv.args[0]
-	if inv.interval <= 0 {
-		return nil, usageErrorf("drain: --interval must be positive")
-	}
 	start := time.Now()
 	var expired <-chan time.Time
 	if inv.timeout > 0 {

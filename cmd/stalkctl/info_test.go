@@ -103,13 +103,12 @@ func TestUsageAndErrors(t *testing.T) {
 	if r := ctl(t, "127.0.0.1:1", "", "put", "-h"); r.code != 0 || !strings.Contains(r.stdout, "--ttr") {
 		t.Errorf("put -h: exit %d", r.code)
 	}
+	// Bad arguments are found before connecting: nothing listens on port 1.
 	for _, args := range [][]string{{}, {"nosuch"}, {"stats", "extra"}, {"pause", "t"}, {"put", "--pri", "x"},
-		{"list", "t", "sideways"}} {
-		addr := "127.0.0.1:1"
-		if len(args) > 0 && args[0] == "list" {
-			addr = startServer(t)
-		}
-		if r := ctl(t, addr, "", args...); r.code != exitUsage || r.stderr == "" {
+		{"put", "--pri", "4294967296"}, {"list", "t", "sideways"}, {"kick", "x"}, {"delete", "abc"},
+		{"kick-job", "-"}, {"pause", "t", "soon"}, {"peek", "soon"}, {"top", "--interval", "0"},
+		{"drain", "t", "--interval", "-1s"}} {
+		if r := ctl(t, "127.0.0.1:1", "", args...); r.code != exitUsage || r.stderr == "" {
 			t.Errorf("%v: exit %d stderr %q, want %d", args, r.code, r.stderr, exitUsage)
 		}
 	}

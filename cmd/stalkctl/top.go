@@ -38,9 +38,6 @@ func takeSample(c *client.Conn) (*sample, error) {
 // terminal. On a terminal the frame is redrawn in place on the alternate
 // screen; to a pipe each frame is printed in turn (JSON: one per line).
 func runTop(ctx context.Context, a *app, c *client.Conn, inv *invocation) (result, error) {
-	if inv.interval <= 0 {
-		return nil, usageErrorf("top: --interval must be positive")
-	}
 	interactive := a.stdoutTTY && !inv.once && !inv.json
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
