@@ -51,6 +51,9 @@ type app struct {
 	// term, if non-nil, is the controlling terminal on stdin: its size and
 	// a raw mode for top's keys.
 	term terminal
+	// keys, if non-nil, is where top reads q from (stdin when it is a
+	// terminal; a test's pipe). Nil: top quits only on a signal.
+	keys io.Reader
 	// dialTimeout and ioTimeout bound connecting and each command.
 	dialTimeout, ioTimeout time.Duration
 }
@@ -64,7 +67,7 @@ func main() {
 		dialTimeout: 5 * time.Second, ioTimeout: 30 * time.Second,
 	}
 	if isTerminal(os.Stdin) {
-		a.term = newTerminal(os.Stdin, os.Stdout)
+		a.term, a.keys = newTerminal(os.Stdin, os.Stdout), os.Stdin
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := a.main(ctx, os.Args[1:])

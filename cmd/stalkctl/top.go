@@ -34,8 +34,7 @@ func takeSample(c *client.Conn) (*sample, error) {
 
 // runTop shows the live view. With --once it prints one frame built from
 // two samples an interval apart (so rates are real) and returns; otherwise
-// it refreshes every interval until q, Ctrl-C or end of input on a
-// terminal. On a terminal the frame is redrawn in place on the alternate
+// it refreshes every interval until q or Ctrl-C. On a terminal the frame is redrawn in place on the alternate
 // screen; to a pipe each frame is printed in turn (JSON: one per line).
 func runTop(ctx context.Context, a *app, c *client.Conn, inv *invocation) (result, error) {
 	interactive := a.stdoutTTY && !inv.once && !inv.json
@@ -47,7 +46,9 @@ func runTop(ctx context.Context, a *app, c *client.Conn, inv *invocation) (resul
 				defer restore()
 			}
 		}
-		go watchKeys(a.stdin, cancel)
+		if a.keys != nil {
+			go watchKeys(a.keys, cancel)
+		}
 		io.WriteString(a.stdout, ansiAltScreen)
 		defer io.WriteString(a.stdout, ansiMainScree)
 	}
@@ -110,8 +111,8 @@ func (a *app) draw(f frame, addr string) {
 	io.WriteString(a.stdout, b.String())
 }
 
-// watchKeys cancels when q (or Q, or Ctrl-C in raw mode) is typed, or
-// stdin ends.
+// watchKeys cancels when q (or Q, or Ctrl-C in raw mode) is typed, or the
+// keys end.
 func watchKeys(r io.Reader, cancel func()) {
 	defer cancel()
 	buf := make([]byte, 64)

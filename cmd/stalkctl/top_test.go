@@ -63,8 +63,8 @@ func TestTopInteractiveQuitsOnQ(t *testing.T) {
 	keys, typing := io.Pipe()
 	defer typing.Close()
 	var out, errb syncBuffer
-	a := testApp(keys, &out, &errb, map[string]string{"STALKD_ADDR": addr})
-	a.stdoutTTY = true
+	a := testApp(nil, &out, &errb, map[string]string{"STALKD_ADDR": addr})
+	a.stdoutTTY, a.keys = true, keys
 	done := runAsync(t, a, "top", "--interval", "10ms")
 	// Wait for a frame with rates (the second sample), then press q.
 	waitFor(t, "a redrawn frame", func() bool { return strings.Count(out.String(), ansiHome) >= 2 })
