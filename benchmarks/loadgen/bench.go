@@ -29,6 +29,8 @@ func run(cfg Config) (Result, error) {
 		return runMem(cfg)
 	case ScenarioMemReturn:
 		return runMemReturn(cfg)
+	case ScenarioConnect:
+		return runConnect(cfg)
 	}
 	return Result{}, fmt.Errorf("loadgen: unknown scenario %q", cfg.Scenario)
 }

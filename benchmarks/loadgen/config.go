@@ -20,10 +20,14 @@ const (
 	// ScenarioMemReturn preloads Jobs, deletes them all, and reads the RSS
 	// idle, loaded, drained and Settle later: does memory go back?
 	ScenarioMemReturn = "mem-return"
+	// ScenarioConnect opens a connection (TLS handshake included when set),
+	// sends one command and closes, in a loop: connections per second.
+	ScenarioConnect = "connect"
 )
 
 // Scenarios lists every scenario name, for usage text and validation.
-var Scenarios = []string{ScenarioPut, ScenarioReserve, ScenarioE2E, ScenarioConns, ScenarioMem, ScenarioMemReturn}
+var Scenarios = []string{ScenarioPut, ScenarioReserve, ScenarioE2E, ScenarioConns, ScenarioMem, ScenarioMemReturn,
+	ScenarioConnect}
 
 // Config describes one run. The zero value of every field but Addr and
 // Scenario is usable: WithDefaults fills it in. A Config is a value: Run never

@@ -25,9 +25,11 @@ func latencyOf(h *Histogram) Latency {
 
 // Result is the outcome of one run. What an operation is depends on the
 // scenario: a put acknowledged (put), a job reserved and deleted (reserve,
-// e2e), a probe command answered (conns), a job preloaded (mem). Latency is
-// per operation: request to reply for put, reserve-to-delete-ack per batch for
-// reserve, put-to-reserve for e2e, each probe command for conns.
+// e2e), a probe command answered (conns), a job preloaded (mem), a
+// connection opened, used once and closed (connect). Latency is per
+// operation: request to reply for put, reserve-to-delete-ack per batch for
+// reserve, put-to-reserve for e2e, each probe command for conns, dial to
+// reply for connect.
 type Result struct {
 	Scenario   string  `json:"scenario"`
 	Target     string  `json:"target"`

@@ -175,3 +175,28 @@ func TestRunOverTLS(t *testing.T) {
 	r, err := Run(cfg)
 	assert.True(t, err != nil || r.Errors > 0, "mTLS without a client certificate must fail")
 }
+
+// TestConnectScenario: the connect loop opens one connection per operation,
+// plaintext and over TLS (one handshake each).
+func TestConnectScenario(t *testing.T) {
+	srv := startReference(t)
+	cfg := testConfig(srv.Addr, ScenarioConnect)
+	cfg.Conns, cfg.Jobs, cfg.PID = 2, 50, srv.PID
+	r := runOK(t, cfg)
+	assert.Equal(t, int64(50), r.Ops)
+	assert.Positive(t, r.Latency.P50)
+	// The reference counted one connection per operation, besides
+	// StartServer's readiness probe and this stats connection.
+	assert.Equal(t, int64(50), serverStat(t, srv.Addr, "total-connections")-2)
+
+	p := newTestPKI(t)
+	addr, handshakes := tlsProxy(t, p, srv.Addr, false)
+	tc, err := NewTLSConfig(TLSOptions{Enable: true, CAFile: p.caFile})
+	require.NoError(t, err)
+	cfg = testConfig(addr, ScenarioConnect)
+	cfg.Conns, cfg.Jobs, cfg.TLS = 2, 40, tc
+	r = runOK(t, cfg)
+	assert.Equal(t, int64(40), r.Ops)
+	assert.True(t, r.TLS)
+	assert.Equal(t, int64(40), handshakes.Load(), "one full handshake per operation")
+}

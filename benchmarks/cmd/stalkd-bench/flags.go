@@ -50,6 +50,7 @@ scenarios:
   e2e         -p P producers and -c C consumers at once; latency is put-to-reserve
   conns       hold --idle N idle connections, then time commands on a fresh one
   mem         preload -n jobs and report the server's RSS per job (needs --server or --pid)
+  connect     C workers each dial (with --tls: handshake), send one command, close, in a loop
   mem-return  RSS idle, after -n puts, after deleting them all, and --settle later (needs --server or --pid)
   serve-echo  run the built-in echo server on -a for --duration
   all         every case of BENCHMARKS.md against one target (--server CMD, or -a ADDR [--pid N])

@@ -51,6 +51,7 @@ func matrix(d time.Duration, heavy bool) []matrixCase {
 		{name: "put-10k-tubes", cfg: timed(loadgen.Config{Scenario: put, Conns: 10, DelayedTubes: 10_000})},
 		{name: "mem-1M-jobs", cfg: loadgen.Config{Scenario: loadgen.ScenarioMem, Jobs: 1_000_000}},
 		{name: "conns-10k-idle", cfg: loadgen.Config{Scenario: loadgen.ScenarioConns, Idle: 10_000}},
+		{name: "connect-10conns", cfg: timed(loadgen.Config{Scenario: loadgen.ScenarioConnect, Conns: 10})},
 		{name: "put-100k-tubes", heavy: true,
 			cfg: timed(loadgen.Config{Scenario: put, Conns: 10, DelayedTubes: 100_000, Timeout: 15 * time.Minute})},
 		{name: "reserve-100k-tubes", heavy: true,
@@ -76,7 +77,7 @@ func commandLine(c loadgen.Config) string {
 	switch c.Scenario {
 	case loadgen.ScenarioE2E:
 		fmt.Fprintf(&b, " -p %d -c %d", c.Producers, c.Conns)
-	case loadgen.ScenarioPut, loadgen.ScenarioReserve:
+	case loadgen.ScenarioPut, loadgen.ScenarioReserve, loadgen.ScenarioConnect:
 		fmt.Fprintf(&b, " -c %d", c.Conns)
 	}
 	if c.Pipeline > 1 {
