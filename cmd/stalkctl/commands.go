@@ -25,8 +25,6 @@ type command struct {
 	wire string
 	// notFound says what NOT_FOUND means for this command.
 	notFound func(inv *invocation) string
-	// check validates the arguments before connecting (nil: nothing to check).
-	check func(inv *invocation) error
 }
 
 // commands is the command table, in the order usage lists them.
