@@ -22,6 +22,9 @@ func runPut(_ context.Context, a *app, c *client.Conn, inv *invocation) (result,
 	if len(inv.args) == 1 && inv.args[0] != "-" {
 		body = []byte(inv.args[0])
 	} else {
+		if a.term != nil { // a person at a terminal: say why we wait
+			fmt.Fprintln(a.stderr, "reading the job body from stdin (end with Ctrl-D)")
+		}
 		b, err := io.ReadAll(a.stdin)
 		if err != nil {
 			return nil, fmt.Errorf("reading the body from stdin: %w", err)
