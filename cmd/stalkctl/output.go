@@ -35,10 +35,28 @@ func (s orderedStats) MarshalJSON() ([]byte, error) {
 		k, _ := json.Marshal(f.Key)
 		b.Write(k)
 		b.WriteByte(':')
+		if textKeys[f.Key] && (f.Key != "id" || !s.isJobStats()) {
+			v, _ := json.Marshal(f.Value)
+			b.Write(v)
+			continue
+		}
 		b.Write(scalarJSON(f.Value))
 	}
 	b.WriteByte('}')
 	return b.Bytes(), nil
+}
+
+// textKeys are stats fields that are strings even when they look like
+// numbers: the server's random id (hex digits, sometimes all decimal), its
+// version and host names, tube names.
+var textKeys = map[string]bool{"id": true, "version": true, "hostname": true, "os": true, "platform": true,
+	"name": true, "tube": true, "state": true}
+
+// isJobStats reports whether s is a stats-job document, whose id is the
+// job's number.
+func (s orderedStats) isJobStats() bool {
+	_, ok := client.Stats(s).Get("time-left")
+	return ok
 }
 
 // scalarJSON types a stats value: integers and decimals as numbers, true

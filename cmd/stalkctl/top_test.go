@@ -138,3 +138,20 @@ func TestFrameRates(t *testing.T) {
 		}
 	}
 }
+
+func TestStatsJSONTypes(t *testing.T) {
+	server := orderedStats(stats("id", "12345678", "version", "1.13", "uptime", "5", "rusage-utime", "0.250000",
+		"draining", "false", "hostname", "007"))
+	b, err := server.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"id":"12345678","version":"1.13","uptime":5,"rusage-utime":0.25,"draining":false,"hostname":"007"}`
+	if string(b) != want {
+		t.Errorf("server stats JSON\n got %s\nwant %s", b, want)
+	}
+	job := orderedStats(stats("id", "42", "tube", "7", "time-left", "0"))
+	if b, _ := job.MarshalJSON(); string(b) != `{"id":42,"tube":"7","time-left":0}` {
+		t.Errorf("job stats JSON %s", b)
+	}
+}
