@@ -34,14 +34,22 @@ func TestDecodeNumbers(t *testing.T) {
 		{"bury", "bury 1 4294967295\r\n", 0, []Command{bury(1, 4294967295)}},
 		{"bury missing pri", "bury 1\r\n", 0, []Command{bad(OpBury)}},
 		{"bury extra", "bury 1 2 3\r\n", 0, []Command{bad(OpBury)}},
-		// reserve-with-timeout follows 1.13 deliberately (1.12's strtol accepted all of
-		// "0 garbage", "+0", "-1" and tabs; observed).
+		// reserve-with-timeout follows 1.13 (1.12's strtol accepted "0 garbage", "+0" and
+		// tabs, and wrapped values past 32 bits to 0; observed), except that a negative number
+		// waits forever, as in 1.12: a Java client sends -1.
 		{"rwt 0", "reserve-with-timeout 0\r\n", 0, []Command{rwt(0)}},
 		{"rwt spaces", "reserve-with-timeout   05\r\n", 0, []Command{rwt(5)}},
 		{"rwt int max", "reserve-with-timeout 2147483647\r\n", 0, []Command{rwt(2147483647)}},
 		{"rwt above int max", "reserve-with-timeout 2147483648\r\n", 0, []Command{bad(OpReserveWithTimeout)}},
 		{"rwt garbage", "reserve-with-timeout 0 garbage\r\n", 0, []Command{bad(OpReserveWithTimeout)}},
-		{"rwt negative", "reserve-with-timeout -1\r\n", 0, []Command{bad(OpReserveWithTimeout)}},
+		{"rwt -1 forever", "reserve-with-timeout -1\r\n", 0, []Command{rwt(-1)}},
+		{"rwt negative forever", "reserve-with-timeout  -2147483648\r\n", 0, []Command{rwt(-1)}},
+		{"rwt minus zero", "reserve-with-timeout -0\r\n", 0, []Command{rwt(0)}},
+		{"rwt negative past 32 bits", "reserve-with-timeout -2147483649\r\n", 0, []Command{bad(OpReserveWithTimeout)}},
+		{"rwt negative garbage", "reserve-with-timeout -1x\r\n", 0, []Command{bad(OpReserveWithTimeout)}},
+		{"rwt minus space", "reserve-with-timeout - 1\r\n", 0, []Command{bad(OpReserveWithTimeout)}},
+		{"rwt minus alone", "reserve-with-timeout -\r\n", 0, []Command{bad(OpReserveWithTimeout)}},
+		{"rwt double minus", "reserve-with-timeout --1\r\n", 0, []Command{bad(OpReserveWithTimeout)}},
 		{"rwt plus", "reserve-with-timeout +0\r\n", 0, []Command{bad(OpReserveWithTimeout)}},
 		{"rwt tab", "reserve-with-timeout \t5\r\n", 0, []Command{bad(OpReserveWithTimeout)}},
 		{"rwt empty", "reserve-with-timeout \r\n", 0, []Command{bad(OpReserveWithTimeout)}},

@@ -41,7 +41,7 @@ type Command struct {
 	Size    uint32 // put: announced body size (also repeated on the OpPut event)
 	TooBig  bool   // OpPutHeader: Size > max job size; see Decoder
 	Count   uint32 // kick: the bound, after C strtoul semantics and truncation to 32 bits
-	Timeout uint32 // reserve-with-timeout: seconds (0..MaxInt32)
+	Timeout int32  // reserve-with-timeout: seconds (0..MaxInt32); negative: wait forever
 
 	// Name is the tube name (use, watch, ignore, stats-tube, pause-tube). It is a VIEW into the
 	// slice passed to Decode, valid only until the caller discards or overwrites those input

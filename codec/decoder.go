@@ -22,6 +22,7 @@ type Decoder struct {
 	maxJob uint32
 	state  state
 	skip   uint64  // stateSkipBody: bytes still to swallow
+	cr     bool    // stateSkipLine: the last byte discarded was '\r'
 	body   []byte  // stateBody: the pending body buffer; grows to len Size+2 (see growBody)
 	filled int     // stateBody: bytes of body received so far
 	want   int     // stateBody: Size+2
@@ -74,6 +75,16 @@ func (d *Decoder) Decode(in []byte) (cmd Command, n int, ok bool) {
 			return Command{Err: errJobTooBig}, n, true
 
 		default: // stateLine, stateSkipLine
+			if d.cr && len(rest) > 0 {
+				// The over-long line's CRLF straddles the window edge: the line
+				// ends here. (The reference misses this CRLF and swallows the
+				// next command as the end of the bad line; we do not.)
+				d.cr = false
+				if rest[0] == '\n' {
+					d.state = stateLine
+					return Command{Err: errBadFormat}, n + 1, true
+				}
+			}
 			line, m, found := scanLine(rest)
 			if found {
 				n += m
@@ -89,8 +100,10 @@ func (d *Decoder) Decode(in []byte) (cmd Command, n int, ok bool) {
 				return Command{}, n, false
 			}
 			// A full window without a line end: discard it and keep discarding windows
-			// until one holds a line end, then answer BAD_FORMAT once.
+			// until one holds a line end, or a CRLF straddles two windows, then answer
+			// BAD_FORMAT once.
 			n += LineMax
+			d.cr = rest[LineMax-1] == '\r'
 			d.state = stateSkipLine
 		}
 	}

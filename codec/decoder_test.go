@@ -22,7 +22,7 @@ func named(o Op, name string) Command { c := op(o); c.Name = []byte(name); retur
 
 func kick(n uint32) Command { c := op(OpKick); c.Count = n; return c }
 
-func rwt(s uint32) Command { c := op(OpReserveWithTimeout); c.Timeout = s; return c }
+func rwt(s int32) Command { c := op(OpReserveWithTimeout); c.Timeout = s; return c }
 
 func release(id uint64, pri, delay uint32) Command {
 	c := withID(OpRelease, id)
@@ -154,22 +154,26 @@ func TestDecodeFramingAndMatching(t *testing.T) {
 	})
 }
 
-// REFERENCE.md 2.1: the 224-byte window.
+// The 224-byte window: a line is at most 224 bytes, CRLF included; an over-long line is
+// discarded window by window and answered BAD_FORMAT once, after its CRLF.
 func TestDecodeOverlongLines(t *testing.T) {
 	a := func(n int) string { return strings.Repeat("a", n) }
 	runCases(t, []decodeCase{
 		{"222+CRLF parses normally", a(222) + "\r\nuse zz\r\n", 0, []Command{unknown, named(OpUse, "zz")}},
-		// [observed] the \r is byte 224, beyond the 223 scanned: the \n opens the next
-		// window and the next command ends the bad line.
-		{"223+CRLF swallows the next command", a(223) + "\r\nuse zz\r\nuse yy\r\n", 0,
+		// The \r is byte 224, beyond the 223 the reference scans: it misses this CRLF, and
+		// the next command ends the bad line (observed). We answer at the CRLF and keep
+		// the next command.
+		{"223+CRLF keeps the next command", a(223) + "\r\nuse zz\r\nuse yy\r\n", 0,
+			[]Command{bad(OpNone), named(OpUse, "zz"), named(OpUse, "yy")}},
+		{"223+CR, then no LF", a(223) + "\rxuse zz\r\nuse yy\r\n", 0,
 			[]Command{bad(OpNone), named(OpUse, "yy")}},
 		{"230+CRLF", a(230) + "\r\nuse zz\r\n", 0, []Command{bad(OpNone), named(OpUse, "zz")}},
 		{"224 exactly then CRLF", a(224) + "\r\nuse zz\r\n", 0, []Command{bad(OpNone), named(OpUse, "zz")}},
 		{"overlong, no end yet", a(300), 0, nil},
 		{"several windows", a(1000) + "\r\nstats\r\n", 0, []Command{bad(OpNone), op(OpStats)}},
-		// [observed] \r at byte 448 is the last byte of window 2: missed again.
+		// \r at byte 448 is the last byte of window 2 (the reference misses it again).
 		{"447+CRLF straddles window 2", a(447) + "\r\nuse zz\r\nuse yy\r\n", 0,
-			[]Command{bad(OpNone), named(OpUse, "yy")}},
+			[]Command{bad(OpNone), named(OpUse, "zz"), named(OpUse, "yy")}},
 		{"446+CRLF", a(446) + "\r\nuse zz\r\n", 0, []Command{bad(OpNone), named(OpUse, "zz")}},
 		// [observed] a stray \r blocks each window separately.
 		{"stray CR in a skip window", a(224) + "x\ry\r\nuse zz\r\n" + strings.Repeat("b", 224) + "\r\nuse qq\r\n", 0,

@@ -94,13 +94,14 @@ func AppendOK(dst []byte, doc []byte) []byte {
 	return append(dst, crlf...)
 }
 
-// AppendYAMLList appends the YAML document for a list of tube names, exactly as the reference
-// prints it: "---\n" then "- <item>\n" per item, LF line ends, no CRLF (AppendOK adds that).
+// AppendYAMLList appends the YAML document for a list of tube names as the reference prints
+// it: "---\n" then "- <item>\n" per item, LF line ends, no CRLF (AppendOK adds that). An item
+// that would not read back as the same string bare is quoted (AppendYAMLString).
 func AppendYAMLList(dst []byte, items []string) []byte {
 	dst = append(dst, "---\n"...)
 	for _, it := range items {
 		dst = append(dst, "- "...)
-		dst = append(dst, it...)
+		dst = AppendYAMLString(dst, it)
 		dst = append(dst, '\n')
 	}
 	return dst

@@ -126,10 +126,7 @@ func parseArgs(c *Command, form argForm, args []byte, maxJob uint32) bool {
 		c.ID, ok = readLast(args, math.MaxUint64)
 		return ok
 	case argTimeout:
-		var t uint64
-		t, ok = readLast(args, math.MaxInt32)
-		c.Timeout = uint32(t)
-		return ok
+		return parseTimeout(c, args)
 	case argRelease:
 		return parseRelease(c, args)
 	case argBury:
@@ -148,6 +145,24 @@ func parseArgs(c *Command, form argForm, args []byte, maxJob uint32) bool {
 		return parsePut(c, args, maxJob)
 	}
 	return false
+}
+
+// parseTimeout reads reserve-with-timeout's seconds: digits up to MaxInt32 with nothing after
+// them, as 1.13 reads them, or a '-' right before the digits, which waits forever, as 1.12
+// reads it (a Java client sends -1). A magnitude past 32 bits, a '+', a non-number or trailing
+// bytes are refused, where 1.12 silently wraps them to 0.
+func parseTimeout(c *Command, args []byte) bool {
+	i := skipSpaces(args)
+	if i+1 < len(args) && args[i] == '-' && isDigit(args[i+1]) {
+		t, ok := readLast(args[i+1:], math.MaxInt32+1)
+		if ok && t > 0 {
+			c.Timeout = -1
+		}
+		return ok
+	}
+	t, ok := readLast(args, math.MaxInt32)
+	c.Timeout = int32(t)
+	return ok
 }
 
 // parsePut reads "pri delay ttr bytes". The size check precedes the garbage check, as in the

@@ -36,9 +36,6 @@ const (
 	// DefaultBinlogMaxSize is the reference's default -s, reported as
 	// binlog-max-size when no BinlogStats hook is given.
 	DefaultBinlogMaxSize = 10 << 20
-	// DefaultVersion is the version the stats document reports when
-	// Config.Version is empty.
-	DefaultVersion = "0.1.0"
 )
 
 // BinlogStats is the journal's part of the stats document.
@@ -84,7 +81,8 @@ type Config struct {
 	// and more also every command and reply (trace level). Nothing is logged
 	// per command at 0.
 	Verbose int
-	// Version is reported in the stats document; empty means DefaultVersion.
+	// Version is the protocol version the stats document reports; empty
+	// means ProtocolVersion (tests set another to tell servers apart).
 	Version string
 
 	// EventLoops is the number of gnet event loops; 0 means one per CPU.
@@ -126,7 +124,7 @@ func (c Config) withDefaults() (Config, error) {
 		return c, errors.New("engine: MaxJobSize above 1073741824")
 	}
 	if c.Version == "" {
-		c.Version = DefaultVersion
+		c.Version = ProtocolVersion
 	}
 	if c.SlowReaderLimit <= 0 {
 		c.SlowReaderLimit = DefaultSlowReaderLimit

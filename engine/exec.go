@@ -32,7 +32,7 @@ func (cn *conn) exec(cmd *codec.Command) {
 	case codec.OpReserve:
 		cn.reserve(-1)
 	case codec.OpReserveWithTimeout:
-		cn.reserve(seconds(cmd.Timeout))
+		cn.reserve(reserveTimeout(cmd.Timeout))
 	case codec.OpReserveJob:
 		d, seq, err := cn.sess.ReserveJob(cmd.ID)
 		cn.reserved(d, seq, err)
@@ -261,3 +261,12 @@ func (cn *conn) done(mark int, seq uint64, fail string) {
 
 // seconds converts a protocol duration (u32 seconds) to a Duration.
 func seconds(s uint32) time.Duration { return time.Duration(s) * time.Second }
+
+// reserveTimeout turns reserve-with-timeout's seconds into the queue's
+// timeout: a negative number waits forever (-1 for Session.Reserve).
+func reserveTimeout(s int32) time.Duration {
+	if s < 0 {
+		return -1
+	}
+	return seconds(uint32(s))
+}

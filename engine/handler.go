@@ -29,7 +29,7 @@ func (h *handler) OnBoot(eng gnet.Engine) gnet.Action {
 	close(s.booted)
 	select {
 	case <-s.serveCh:
-		s.log.Info().Stringer("addr", s.addr).Int("pid", s.proc.pid).Str("version", s.proc.version).
+		s.log.Info().Stringer("addr", s.addr).Int("pid", s.proc.pid).Str("version", Version).Str("protocol", s.proc.version).
 			Msg("listening")
 		return gnet.None
 	case <-s.abortCh:

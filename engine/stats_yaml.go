@@ -6,12 +6,15 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/stalkd/stalkd/codec"
 	"github.com/stalkd/stalkd/jobs"
 )
 
 // The YAML documents of stats, stats-tube and stats-job, byte for byte as
-// beanstalkd 1.13 prints them: a "---" header, one "key: value" per line
-// with LF line ends, strings that may hold YAML syntax quoted. Written with
+// beanstalkd prints them: a "---" header, one "key: value" per line with LF
+// line ends. Free-form strings (hostname, os, platform, tube names) are bare
+// as in 1.12 when that reads back as the same string, and quoted otherwise,
+// so that both YAML parsers and clients that split lines by hand read them. Written with
 // strconv.Append* into a reused buffer: no fmt, no allocation once warm.
 
 // cmdKeys are the reported cmd-* keys, indexed by jobs.Cmd. reserve-job and
@@ -64,11 +67,21 @@ func kvStr(dst []byte, key, v string) []byte {
 	return append(dst, '\n')
 }
 
+// kvQuoted appends a value the reference always quotes (version).
 func kvQuoted(dst []byte, key, v string) []byte {
 	dst = append(dst, key...)
 	dst = append(dst, ": \""...)
 	dst = append(dst, v...)
 	return append(dst, "\"\n"...)
+}
+
+// kvYAML appends a free-form string: bare, as 1.12 prints it, when that
+// reads back as the same string, quoted otherwise (codec.AppendYAMLString).
+func kvYAML(dst []byte, key, v string) []byte {
+	dst = append(dst, key...)
+	dst = append(dst, ": "...)
+	dst = codec.AppendYAMLString(dst, v)
+	return append(dst, '\n')
 }
 
 // kvTime appends a CPU time as the reference's "%d.%06d".
@@ -137,15 +150,15 @@ func (s *Server) appendProcStats(dst []byte, draining bool) []byte {
 	dst = kvInt(dst, "binlog-max-size", b.MaxSize)
 	dst = kvBool(dst, "draining", draining)
 	dst = kvStr(dst, "id", p.id)
-	dst = kvQuoted(dst, "hostname", p.hostname)
-	dst = kvQuoted(dst, "os", p.osName)
-	return kvQuoted(dst, "platform", p.platform)
+	dst = kvYAML(dst, "hostname", p.hostname)
+	dst = kvYAML(dst, "os", p.osName)
+	return kvYAML(dst, "platform", p.platform)
 }
 
 // appendTubeStats appends the stats-tube document.
 func appendTubeStats(dst []byte, t *jobs.TubeStats) []byte {
 	dst = append(dst, yamlHeader...)
-	dst = kvQuoted(dst, "name", t.Name)
+	dst = kvYAML(dst, "name", t.Name)
 	dst = kvInt(dst, "current-jobs-urgent", t.Urgent)
 	dst = kvInt(dst, "current-jobs-ready", t.Ready)
 	dst = kvInt(dst, "current-jobs-reserved", t.Reserved)
@@ -165,7 +178,7 @@ func appendTubeStats(dst []byte, t *jobs.TubeStats) []byte {
 func appendJobStats(dst []byte, j *jobs.JobStats) []byte {
 	dst = append(dst, yamlHeader...)
 	dst = kvUint(dst, "id", j.ID)
-	dst = kvQuoted(dst, "tube", j.Tube)
+	dst = kvYAML(dst, "tube", j.Tube)
 	dst = kvStr(dst, "state", j.State.String())
 	dst = kvUint(dst, "pri", uint64(j.Pri))
 	dst = kvInt(dst, "age", secs(j.Age))

@@ -94,11 +94,11 @@ func TestPauseTube(t *testing.T) {
 	c, w := dial(t, m.Server), dial(t, m.Server)
 	c.do("put 0 0 10 1\r\nx\r\npause-tube default 10\r\n", "INSERTED 1\r\nPAUSED\r\n")
 	w.do("reserve-with-timeout 0\r\n", "TIMED_OUT\r\n")
-	c.do("stats-tube default\r\n", tubeStatsDoc(`"default"`, 1, 10, 10, 2, 2, 0))
+	c.do("stats-tube default\r\n", tubeStatsDoc("default", 1, 10, 10, 2, 2, 0))
 	w.send("reserve\r\n")
 	m.waiters(t, 1)
 	m.advance(5 * time.Second)
-	c.do("stats-tube default\r\n", tubeStatsDoc(`"default"`, 1, 10, 5, 2, 2, 1))
+	c.do("stats-tube default\r\n", tubeStatsDoc("default", 1, 10, 5, 2, 2, 1))
 	m.advance(5*time.Second + 10*time.Millisecond)
 	w.expect("RESERVED 1 1\r\nx\r\n")
 }

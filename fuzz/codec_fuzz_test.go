@@ -138,11 +138,15 @@ func copyName(c codec.Command) codec.Command {
 // command buffer filled by read() calls of at most piece bytes, scan_line_end over
 // cmd_read-1 bytes, STATE_WANT_ENDLINE for over-long lines, fill_extra_data moving the bytes
 // after a line into a put body or the bit bucket, STATE_WANT_DATA and STATE_BITBUCKET reading
-// straight from the socket. It uses the codec only to parse one complete line.
+// straight from the socket. It uses the codec only to parse one complete line. It departs
+// from the reference in one place, a bug stalkd does not copy: when a discarded window ends in
+// '\r' and the next byte is '\n', that CRLF ends the over-long line (the reference misses it
+// and swallows the next command).
 type refModel struct {
 	maxJob  uint32
 	cmd     [codec.LineMax]byte
 	cmdRead int
+	cr      bool // wantEndline: the discarded window ended in '\r'
 	state   int
 	body    []byte // the job being read, len Size+2
 	bodyRd  int
@@ -184,6 +188,14 @@ func (m *refModel) run(data []byte, piece int) outcome {
 func (m *refModel) read(b []byte) {
 	switch m.state {
 	case wantCommand, wantEndline:
+		if m.cr && len(b) > 0 {
+			m.cr = false
+			if b[0] == '\n' {
+				m.emit(codec.Command{Err: codec.ErrBadFormat})
+				m.state = wantCommand
+				b = b[1:]
+			}
+		}
 		m.cmdRead += copy(m.cmd[m.cmdRead:], b)
 		if n := m.lineLen(); n > 0 {
 			if m.state == wantEndline {
@@ -194,6 +206,7 @@ func (m *refModel) read(b []byte) {
 			return // wantCommand: drainLines runs it
 		}
 		if m.cmdRead == codec.LineMax {
+			m.cr = m.cmd[codec.LineMax-1] == '\r'
 			m.cmdRead = 0
 			m.state = wantEndline
 		}

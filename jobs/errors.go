@@ -25,6 +25,8 @@ var (
 	ErrWaiting = errors.New("jobs: waiting for a job")
 	// ErrOutOfMemory: the journal has no room for the record (disk full).
 	ErrOutOfMemory = errors.New("jobs: no room in the journal")
+	// ErrBadState: a job state that an operation does not take (ListJobs).
+	ErrBadState = errors.New("jobs: bad job state")
 	// ErrJournal: the journal failed; the change was not made durable.
 	ErrJournal = errors.New("jobs: journal failure")
 )

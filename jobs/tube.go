@@ -120,6 +120,19 @@ func (r *registry) acquire(name []byte) *tube {
 }
 
 // find returns the tube called name without taking a reference, or nil.
+// hold returns the existing tube called name with one more reference taken
+// for the caller (release it with Queue.releaseTube), or nil: unlike
+// acquire, it never creates a tube.
+func (r *registry) hold(name []byte) *tube {
+	r.mu.RLock()
+	t := r.byName[string(name)]
+	if t != nil {
+		t.refs.Add(1)
+	}
+	r.mu.RUnlock()
+	return t
+}
+
 func (r *registry) find(name []byte) *tube {
 	r.mu.RLock()
 	t := r.byName[string(name)]

@@ -1,6 +1,8 @@
 package wal
 
 import (
+	"fmt"
+
 	"github.com/stalkd/stalkd/jobs"
 )
 
@@ -14,9 +16,13 @@ import (
 // It refuses with ErrJournal once the journal has failed or closed, and
 // with ErrOutOfMemory a put while the disk is full (low-space mode) or the
 // writer is far behind, and an update once low-space mode has used half of
-// the reserve. Deletes, clears and compaction moves are refused only by a
+// the reserve. A record the format cannot hold (an unknown kind or state)
+// is refused with an error wrapping ErrJournal. Deletes, clears and compaction moves are refused only by a
 // dead journal.
 func (l *Log) Append(rec jobs.Record) (uint64, error) {
+	if err := encodable(&rec); err != nil {
+		return 0, fmt.Errorf("%w: record of kind %d, state %d: %v", jobs.ErrJournal, rec.Kind, rec.State, err)
+	}
 	size := int64(entrySize(recordSize(&rec)))
 	moving := rec.Kind == jobs.RecPut && rec.ID != 0 && rec.ID == l.rewriting.Load()
 	l.mu.Lock()

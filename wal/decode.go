@@ -2,14 +2,15 @@ package wal
 
 import (
 	"encoding/binary"
+	"fmt"
 	"hash/crc32"
 	"time"
 
 	"github.com/stalkd/stalkd/jobs"
 )
 
-// DecodeRecord decodes one log entry (the data of one tidwall/wal entry)
-// after verifying its checksum. Tube and Body are views into entry: copy
+// DecodeRecord decodes one log entry (the data of one tidwall/wal entry, in
+// the format format.go describes) after verifying its checksum. Tube and Body are views into entry: copy
 // them to keep them past entry's lifetime. It returns ErrMetaRecord for the
 // log's bookkeeping entries, and an error for anything malformed; it never
 // panics, whatever entry holds.
@@ -44,18 +45,19 @@ func (e *decoded) decode(b []byte) error {
 		return errChecksum
 	}
 	d := decoder{b: b[crcLen+1:]}
-	switch kind := b[crcLen]; kind {
-	case kindMeta:
+	kind, known := kindOf(b[crcLen])
+	switch {
+	case b[crcLen] == kindMeta:
 		e.isMeta = true
 		e.meta = meta{durable: d.uvarint(), logStart: d.uvarint(), maxID: d.uvarint()}
-	case kindPut, kindUpdate, kindDelete:
-		e.rec.Kind = jobs.RecordKind(kind)
-		e.tube = d.job(&e.rec)
-	case kindClear:
-		e.rec.Kind = jobs.RecClear
+	case !known:
+		return fmt.Errorf("%w %#x", errKind, b[crcLen])
+	case kind == jobs.RecClear:
+		e.rec.Kind = kind
 		e.rec.IDs = d.ids()
 	default:
-		return errKind
+		e.rec.Kind = kind
+		e.tube = d.job(&e.rec)
 	}
 	if d.err != nil {
 		return d.err
@@ -86,7 +88,7 @@ func validJob(r *jobs.Record, tube []byte) bool {
 	if r.Kind == jobs.RecDelete {
 		return true
 	}
-	if r.State < jobs.Ready || r.State > jobs.Buried || r.Delay < 0 || r.TTR < 0 {
+	if r.Delay < 0 || r.TTR < 0 {
 		return false
 	}
 	if r.Kind == jobs.RecUpdate {
@@ -109,7 +111,12 @@ func (d *decoder) job(r *jobs.Record) (tube []byte) {
 	if r.Kind == jobs.RecDelete {
 		return nil
 	}
-	r.State = jobs.State(d.byte())
+	sb := d.byte()
+	if s, ok := stateOf(sb); ok {
+		r.State = s
+	} else if d.err == nil {
+		d.err = fmt.Errorf("%w %#x", errState, sb)
+	}
 	r.Pri = d.uint32()
 	r.Delay = time.Duration(d.varint())
 	r.TTR = time.Duration(d.varint())

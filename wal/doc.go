@@ -27,7 +27,9 @@
 // # Format
 //
 // Each tidwall/wal entry holds one record: a CRC32-C checksum, a kind and
-// its fields (see record.go): a put carries the whole job, an update every
+// its fields (format.go is the specification, with the format's own kind
+// and state numbers; golden fixtures in testdata/ pin it, and
+// AppendRecord/DecodeRecord are its public API): a put carries the whole job, an update every
 // field but tube and body, a delete the id, a clear (clear-tube) the ids of
 // every job it removes, in one record. The writer adds a meta record
 // after each fsync and before each front truncation: the highest entry
@@ -67,8 +69,13 @@
 // Open reads every segment and checks every checksum. Damage at the end of
 // the last segment that no later meta proves was fsynced is a torn write:
 // it is cut off, with a warning naming the file, offset and bytes dropped;
-// every complete record before it is kept. Any other damage (a checksum
-// mismatch, a missing segment) refuses to start with an error wrapping
+// every complete record before it is kept. The log knows where it ends
+// from DIR/manifest (see manifest.go), rewritten atomically at Open, when
+// a segment is created and when the first entry of a new last segment is
+// fsynced: a last segment file deleted, emptied or cut before what the
+// manifest vouches for is damage, not a torn tail. Any other damage (a
+// checksum mismatch, a missing segment, first, middle or last) refuses to
+// start with an error wrapping
 // ErrCorrupt that names the file and offset, unless Options.Salvage: then
 // every readable record is kept, the damaged files are moved to
 // DIR/salvage-<time>/, and a fresh log is written. A second server on the

@@ -46,6 +46,8 @@ type Log struct {
 	syncStop  func() bool
 	syncDue   bool
 	lastRetry time.Time // last attempt to re-create the space reserve
+	man       manifest  // what DIR/manifest says
+	manFailed bool      // the last manifest update failed (logged once)
 
 	mu   sync.Mutex
 	cond *sync.Cond // on mu: durability, truncation or failure state changed

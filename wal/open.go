@@ -32,8 +32,15 @@ func (l *Log) load() error {
 			return fmt.Errorf("%w: %s holds an unfinished segment truncation (.START/.END files) that could not be completed", ErrCorrupt, l.dir)
 		}
 	}
+	man, err := l.readManifest()
+	if err != nil {
+		return err
+	}
 	sc := newScan(l.opts.Salvage, l.log, files)
 	if err := sc.run(files); err != nil {
+		return err
+	}
+	if err := sc.checkEnd(l.dir, files, man); err != nil {
 		return err
 	}
 	img := sc.img
@@ -55,9 +62,32 @@ func (l *Log) load() error {
 		return fmt.Errorf("wal: sync: %w", err)
 	}
 	l.durableIndex = l.writtenIndex
+	l.man = manifest{last: l.segs.tail().start, lastHolds: l.writtenIndex}
+	if err := writeManifest(l.dir, l.man); err != nil {
+		return err
+	}
+	if man == nil && len(files) > 0 {
+		l.log.Info().Str("dir", l.dir).Msg("wal: the log had no manifest (written by an older version); wrote one")
+	}
 	l.log.Info().Str("dir", l.dir).Int("segments", len(l.segs.segs)).Int("jobs", len(l.jobs)).
 		Int64("bytes", l.segs.total).Dur("took", time.Since(start)).Msg("wal: log opened")
 	return nil
+}
+
+// readManifest reads DIR/manifest (nil when there is none). A damaged one
+// is refused, unless salvaging: then it is ignored (and rewritten).
+func (l *Log) readManifest() (*manifest, error) {
+	m, found, err := readManifest(l.dir)
+	switch {
+	case err != nil && l.opts.Salvage:
+		l.log.Error().Err(err).Msg("wal: ignoring a damaged manifest (salvage)")
+		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("%w; refusing to start (the salvage option starts with what is readable)", err)
+	case !found:
+		return nil, nil
+	}
+	return &m, nil
 }
 
 // repairAndOpen cuts off a torn tail and opens tidwall/wal on the segments.

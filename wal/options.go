@@ -46,7 +46,8 @@ type Options struct {
 	// SegmentSize is -s, in bytes: a segment file is closed and the next one
 	// begun once it reaches this size. Zero means DefaultSegmentSize.
 	SegmentSize int64
-	// Salvage starts despite corruption in the middle of the log, keeping
+	// Salvage starts despite damage anywhere in the log (a bad checksum, a
+	// missing or emptied segment file, a damaged manifest), keeping
 	// every record that is still readable: the damaged files are moved to
 	// DIR/salvage-<time>/ and a fresh log holding the recovered jobs is
 	// written. Deleted jobs can come back and lost ones stay lost.

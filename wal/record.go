@@ -9,32 +9,7 @@ import (
 	"github.com/stalkd/stalkd/jobs"
 )
 
-// Entry layout. Every tidwall/wal entry holds exactly one of our records:
-//
-//	crc32c  uint32, little endian, over every byte after it
-//	kind    byte: 1 put, 2 update, 3 delete, 4 clear (jobs.RecordKind), 16 meta
-//	put:    uvarint id, byte state, uvarint pri, varint delay, varint ttr,
-//	        varint created, varint deadline, uvarint reserves, timeouts,
-//	        releases, buries, kicks, uvarint len(tube), tube,
-//	        uvarint len(body), body
-//	update: the put fields up to kicks (no tube, no body)
-//	delete: uvarint id
-//	clear:  uvarint n, then n ids: the first as a uvarint, each next one as
-//	        a zigzag varint of its difference from the one before (a sorted
-//	        list costs about one byte per id)
-//	meta:   uvarint durable, uvarint logStart, uvarint maxID
-//
-// A future format uses new kind numbers; a reader refuses kinds it does not
-// know (as corruption), so an old binary never misreads a new log.
-const (
-	kindPut    = byte(jobs.RecPut)
-	kindUpdate = byte(jobs.RecUpdate)
-	kindDelete = byte(jobs.RecDelete)
-	kindClear  = byte(jobs.RecClear)
-	kindMeta   = byte(0x10)
-
-	crcLen = 4
-)
+const crcLen = 4
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
@@ -47,6 +22,7 @@ var (
 	errShort    = errors.New("entry too short")
 	errChecksum = errors.New("checksum mismatch")
 	errKind     = errors.New("unknown record kind")
+	errState    = errors.New("unknown job state")
 	errField    = errors.New("malformed field")
 	errTrailing = errors.New("trailing bytes after record")
 	errBadJob   = errors.New("invalid job fields")
@@ -61,17 +37,22 @@ type meta struct {
 	durable, logStart, maxID uint64
 }
 
-// AppendRecord appends rec, encoded as one log entry with its checksum, to
-// dst and returns the extended slice. It only reads rec.
+// AppendRecord appends rec, encoded as one log entry with its checksum in
+// the format format.go describes, to dst and returns the extended slice. It
+// only reads rec. A kind or state the format does not know is encoded as
+// an invalid byte that DecodeRecord refuses (the Log refuses such records
+// in Append, before they reach the disk).
 func AppendRecord(dst []byte, rec *jobs.Record) []byte {
 	start := len(dst)
-	dst = append(dst, 0, 0, 0, 0, byte(rec.Kind))
+	kind, _ := kindByte(rec.Kind)
+	dst = append(dst, 0, 0, 0, 0, kind)
 	if rec.Kind == jobs.RecClear {
 		return seal(appendIDs(dst, rec.IDs), start)
 	}
 	dst = binary.AppendUvarint(dst, rec.ID)
 	if rec.Kind != jobs.RecDelete {
-		dst = append(dst, byte(rec.State))
+		state, _ := stateByte(rec.State)
+		dst = append(dst, state)
 		dst = binary.AppendUvarint(dst, uint64(rec.Pri))
 		dst = binary.AppendVarint(dst, int64(rec.Delay))
 		dst = binary.AppendVarint(dst, int64(rec.TTR))

@@ -29,6 +29,9 @@ type problem struct {
 }
 
 func (p problem) String() string {
+	if p.offset < 0 {
+		return fmt.Sprintf("%s: %v", p.path, p.err)
+	}
 	return fmt.Sprintf("%s offset %d (entry %d): %v", p.path, p.offset, p.index, p.err)
 }
 
@@ -78,9 +81,40 @@ func (s *scan) run(files []segFile) error {
 	}
 	if len(files) > 0 && files[0].start > max(s.img.logStart, 1) {
 		err := fmt.Errorf("log starts at entry %d but must hold entry %d onwards (the first segment files are missing)", files[0].start, max(s.img.logStart, 1))
-		return s.damage(problem{path: files[0].path, index: files[0].start, err: err})
+		if perr := s.damage(problem{path: files[0].path, index: files[0].start, err: err}); perr != nil {
+			return perr
+		}
 	}
 	return nil
+}
+
+// checkEnd compares where the scan ended with what the manifest (nil: none)
+// says the log holds: a last segment file deleted, truncated or emptied is
+// damage, not a torn tail.
+func (s *scan) checkEnd(dir string, files []segFile, man *manifest) error {
+	if man == nil {
+		return nil
+	}
+	missing := segmentPath(dir, man.last)
+	if len(files) == 0 {
+		err := fmt.Errorf("the manifest says the log's last segment starts at entry %d, but no segment file exists (deleted?)", man.last)
+		return s.damage(problem{path: missing, offset: -1, index: man.last, err: err})
+	}
+	if tail := files[len(files)-1]; tail.start < man.last {
+		err := fmt.Errorf("the manifest says the log's last segment starts at entry %d, but the newest segment file starts at entry %d (the last segment file was deleted)", man.last, tail.start)
+		return s.damage(problem{path: missing, offset: -1, index: man.last, err: err})
+	}
+	if s.next == 0 || s.next-1 >= man.lastHolds {
+		return nil // unknown after earlier damage, or whole
+	}
+	path := missing
+	for _, f := range files {
+		if f.start <= man.lastHolds {
+			path = f.path
+		}
+	}
+	err := fmt.Errorf("the log ends after entry %d but held entry %d, fsynced (the last segment file was truncated or emptied)", s.next-1, man.lastHolds)
+	return s.damage(problem{path: path, offset: -1, index: s.next, err: err})
 }
 
 // damage records p: an error without salvage, a loud log line with it.
@@ -150,7 +184,7 @@ func (s *scan) resync(data []byte, from int) int {
 			continue
 		}
 		switch data[p+n+crcLen] {
-		case kindPut, kindUpdate, kindDelete, kindClear, kindMeta:
+		case kindPut, kindUpdate, kindDelete, kindClear, kindMeta: // the format's kinds
 		default:
 			continue
 		}

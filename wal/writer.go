@@ -47,6 +47,7 @@ func (l *Log) step() {
 		return
 	}
 	l.publish()
+	l.noteTail()
 	l.recycle(batch)
 	l.serveTruncate()
 	l.retryReserve(false)
@@ -214,6 +215,7 @@ func (l *Log) flushFinal() error {
 			return err
 		}
 	}
+	l.noteTail()
 	return nil
 }
 

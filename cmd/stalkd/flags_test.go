@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/stalkd/stalkd/engine"
 )
 
 func TestParseArgs(t *testing.T) {
@@ -116,11 +118,11 @@ func TestRealMainWithoutServing(t *testing.T) {
 		code           int
 		stdout, stderr string
 	}{
-		{[]string{"-v"}, 0, "stalkd 0.1.0\n", ""},
+		{[]string{"-v"}, 0, "stalkd " + engine.Version + " (beanstalk protocol 1.13)\n", ""},
 		{[]string{"-h"}, 0, "", "Use: stalkd [OPTIONS]\n"},
 		{[]string{"-x"}, exitUsage, "", "stalkd: unknown flag: -x\nUse: stalkd [OPTIONS]\n"},
 		{[]string{"-z", "10k"}, exitUsage, "", "stalkd: invalid size: 10k\nUse: stalkd [OPTIONS]\n"},
-		{[]string{"-c", "-z", "2000000000", "-v"}, 0, "stalkd 0.1.0\n",
+		{[]string{"-c", "-z", "2000000000", "-v"}, 0, "stalkd " + engine.Version + " (beanstalk protocol 1.13)\n",
 			"stalkd: -c flag was removed. binlog is always compacted.\n" +
 				"stalkd: maximum job size was set to 1073741824\n"},
 	} {

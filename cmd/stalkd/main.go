@@ -14,10 +14,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-)
 
-// version is reported by -v and in the stats document.
-const version = "0.1.0"
+	"github.com/stalkd/stalkd/engine"
+)
 
 // Exit codes, as the reference's.
 const (
@@ -50,7 +49,7 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		usage(stderr, prog)
 		return 0
 	case actVersion:
-		fmt.Fprintf(stdout, "stalkd %s\n", version)
+		fmt.Fprintf(stdout, "stalkd %s (beanstalk protocol %s)\n", engine.Version, engine.ProtocolVersion)
 		return 0
 	}
 	log := newLogger(stderr, o.verbose)

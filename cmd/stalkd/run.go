@@ -39,7 +39,6 @@ func run(o options, log zerolog.Logger) error {
 		MaxJobSize: maxJobSize(o.maxJob),
 		Logger:     log,
 		Verbose:    o.verbose,
-		Version:    version,
 		MaxConns:   raiseFileLimit(log),
 	})
 	if err != nil {

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/stalkd/stalkd/codec"
 )
 
 // The one table of what may differ between the reference and stalkd. Every
@@ -15,21 +17,24 @@ import (
 // may differ.
 var differences = []difference{
 	// Deliberate: stalkd follows 1.13 (or does its own thing) on purpose.
-	{name: "stats-hostname-quoted", kind: deliberate, edit: quoteValue(docStats, "hostname"),
-		reason: "1.13 quotes hostname in stats; 1.12 printed it bare, which breaks YAML parsers (#592, #610, #640)"},
-	{name: "stats-os-quoted", kind: deliberate, edit: quoteValue(docStats, "os"),
-		reason: "1.13 quotes os in stats; bare, the uname version '#1 SMP ...' is a YAML comment in 1.12"},
-	{name: "stats-platform-quoted", kind: deliberate, edit: quoteValue(docStats, "platform"),
-		reason: "1.13 quotes platform in stats"},
-	{name: "stats-tube-name-quoted", kind: deliberate, edit: quoteValue(docTube, "name"),
-		reason: "1.13 quotes name in stats-tube (a tube name like 1.5 or null is not a YAML string bare)"},
-	{name: "stats-job-tube-quoted", kind: deliberate, edit: quoteValue(docJob, "tube"),
-		reason: "1.13 quotes tube in stats-job"},
+	{name: "stats-uname-yaml", kind: deliberate, edit: yamlValues(docStats, "hostname", "os", "platform"),
+		reason: "hostname, os and platform are quoted only when bare they would not read back as the same string: " +
+			"1.12 prints them bare (os '#1 SMP ...' is a YAML comment; #592, #610, #640); 1.13 quotes them always"},
+	{name: "stats-tube-name-yaml", kind: deliberate, edit: yamlValue(docTube, "name"),
+		reason: "quoted when needed: a tube named 1.5 or null is not a YAML string bare; an ordinary name stays bare as in 1.12 (go-beanstalk returns 1.13's quotes as part of the name)"},
+	{name: "stats-job-tube-yaml", kind: deliberate, edit: yamlValue(docJob, "tube"),
+		reason: "quoted when needed, like stats-tube's name"},
+	{name: "list-tubes-yaml", kind: deliberate, edit: yamlList,
+		reason: "a list item is quoted when needed, like stats-tube's name; 1.12 prints every item bare"},
 	{name: "stats-version", kind: deliberate, edit: ourVersion,
-		reason: "stats reports stalkd's own version string, quoted like the reference's \"1.12\""},
+		reason: "stats reports the protocol version stalkd implements, \"1.13\" (clients gate features on it), quoted like the reference's \"1.12\""},
 	{name: "reserve-with-timeout-strict", kind: deliberate, edit: strictReserveTimeout,
 		reason: "1.13 reads the timeout with read_u32: spaces then digits only, nothing after, at most INT_MAX; " +
-			"anything else is BAD_FORMAT. 1.12's strtol took tabs, signs (-1 = wait forever) and trailing garbage"},
+			"anything else is BAD_FORMAT. 1.12's strtol took tabs, '+' and trailing garbage, and wrapped values " +
+			"past 32 bits. stalkd keeps 1.12's one useful reading: a negative number waits forever (Java clients send -1)"},
+	{name: "window-edge-crlf", kind: deliberate, edit: windowEdgeCRLF,
+		reason: "a line whose CRLF straddles a 224-byte window (223 bytes, then CRLF) gets BAD_FORMAT at its CRLF; " +
+			"the reference misses that CRLF and swallows the next command as the end of the bad line"},
 
 	// Masked: values that legitimately differ between two processes.
 	{name: "stats-pid", kind: masked, edit: maskValue(docStats, "pid", `[1-9][0-9]*`),
@@ -74,7 +79,7 @@ type edit func(x stepCtx, rs []reply) ([]reply, bool, error)
 // stepCtx is what an edit may know about the step.
 type stepCtx struct {
 	sent    string // all bytes the step wrote
-	version string // stalkd's version string
+	version string // the version stalkd's stats report
 }
 
 // normalize applies the table to one side's replies: the deliberate rows too
@@ -170,14 +175,78 @@ func encodeDoc(pairs []yamlPair) []byte {
 	return b
 }
 
-// quoteValue: 1.13 prints the value inside double quotes.
-func quoteValue(k docKind, key string) edit {
-	return editValues(k, key, func(_ stepCtx, v string) (string, error) {
-		if strings.HasPrefix(v, `"`) {
-			return v, nil
+// yamlValue: stalkd quotes the value only when its bare form would not read
+// back as the same string (codec.AppendYAMLString).
+func yamlValues(k docKind, keys ...string) edit {
+	edits := make([]edit, len(keys))
+	for i, key := range keys {
+		edits[i] = yamlValue(k, key)
+	}
+	return func(x stepCtx, rs []reply) ([]reply, bool, error) {
+		any := false
+		for _, e := range edits {
+			var changed bool
+			var err error
+			if rs, changed, err = e(x, rs); err != nil {
+				return nil, false, err
+			}
+			any = any || changed
 		}
-		return `"` + v + `"`, nil
+		return rs, any, nil
+	}
+}
+
+func yamlValue(k docKind, key string) edit {
+	return editValues(k, key, func(_ stepCtx, v string) (string, error) {
+		return string(codec.AppendYAMLString(nil, unquote(v))), nil
 	})
+}
+
+// yamlList: in a list document (list-tubes, list-tubes-watched), stalkd
+// quotes an item only when its bare form would not read back as the same
+// string.
+func yamlList(_ stepCtx, rs []reply) ([]reply, bool, error) {
+	changed := false
+	out := append([]reply(nil), rs...)
+	for i, r := range out {
+		body := string(r.body)
+		if r.note != "" || !r.hasBody || !strings.HasPrefix(r.head, "OK ") || !strings.HasPrefix(body, "---\n- ") {
+			continue
+		}
+		items := strings.Split(strings.TrimSuffix(strings.TrimPrefix(body, "---\n"), "\n"), "\n")
+		doc := []byte("---\n")
+		for _, it := range items {
+			name, ok := strings.CutPrefix(it, "- ")
+			if !ok {
+				return nil, false, fmt.Errorf("list item %q", it)
+			}
+			doc = codec.AppendYAMLString(append(doc, "- "...), unquote(name))
+			doc = append(doc, '\n')
+		}
+		if string(doc) != body {
+			out[i] = r.withBody(doc)
+			changed = true
+		}
+	}
+	return out, changed, nil
+}
+
+// edgeLine matches a step that sent one over-long line, then list-tube-used.
+var edgeLine = regexp.MustCompile("^([^\r\n]*)\r\nlist-tube-used\r\n$")
+
+// windowEdgeCRLF: where the over-long line's \r was the last byte of a
+// window, the reference answers only BAD_FORMAT (list-tube-used was eaten);
+// stalkd also answers list-tube-used, which on the scripts' fresh
+// connections is USING default.
+func windowEdgeCRLF(x stepCtx, rs []reply) ([]reply, bool, error) {
+	m := edgeLine.FindStringSubmatch(x.sent)
+	if m == nil || len(m[1])%224 != 223 {
+		return rs, false, nil
+	}
+	if len(rs) == 0 || rs[0].head != "BAD_FORMAT" {
+		return nil, false, fmt.Errorf("window edge: the reference answered %q", render(rs))
+	}
+	return append([]reply{rs[0], {head: "USING default"}}, rs[1:]...), true, nil
 }
 
 // ourVersion: the reference's quoted version becomes stalkd's.
@@ -208,16 +277,21 @@ func maskValue(k docKind, key, pattern string) edit {
 // rwtLine matches a step that sent exactly one reserve-with-timeout line.
 var rwtLine = regexp.MustCompile("^reserve-with-timeout ([^\r\n]*)\r\n$")
 
-// strictReserveTimeout: 1.13 answers BAD_FORMAT to any timeout that is not
-// spaces, then decimal digits up to INT_MAX, then the end of the line.
+// strictReserveTimeout: stalkd answers BAD_FORMAT to any timeout that is not
+// spaces, then decimal digits up to INT_MAX (1.13), or a '-' and digits up to
+// 2^31 (1.12's wait forever), then the end of the line.
 func strictReserveTimeout(x stepCtx, rs []reply) ([]reply, bool, error) {
 	m := rwtLine.FindStringSubmatch(x.sent)
 	if m == nil {
 		return rs, false, nil
 	}
 	arg := strings.TrimLeft(m[1], " ")
+	limit := uint64(1<<31 - 1)
+	if neg, ok := strings.CutPrefix(arg, "-"); ok {
+		arg, limit = neg, 1<<31
+	}
 	n, err := strconv.ParseUint(arg, 10, 64)
-	if err == nil && arg[0] >= '0' && arg[0] <= '9' && n <= 1<<31-1 {
+	if err == nil && arg[0] >= '0' && arg[0] <= '9' && n <= limit {
 		return rs, false, nil
 	}
 	return []reply{{head: "BAD_FORMAT"}}, true, nil

@@ -54,17 +54,18 @@ func TestNormalizeRewritesAndMasks(t *testing.T) {
 	require.Empty(t, errs)
 
 	ours := "---\ncurrent-jobs-urgent: 0\ncmd-put: 2\npid: 99\nversion: \"9.9\"\nrusage-utime: 1.500000\n" +
-		"rusage-stime: 0.250000\nuptime: 4\nid: fedcba9876543210\nhostname: \"vm\"\nos: \"#1 SMP\"\nplatform: \"x86_64\"\n"
+		"rusage-stime: 0.250000\nuptime: 4\nid: fedcba9876543210\nhostname: vm\nos: \"#1 SMP\"\nplatform: x86_64\n"
 	got, _, errs := normalize(x, docReply(ours), false)
 	require.Empty(t, errs)
 	assert.Equal(t, want, got)
-	assert.ElementsMatch(t, []string{"stats-hostname-quoted", "stats-os-quoted", "stats-platform-quoted",
-		"stats-version", "stats-pid", "stats-rusage-utime", "stats-rusage-stime", "stats-uptime", "stats-id"}, used)
+	assert.ElementsMatch(t, []string{"stats-uname-yaml", "stats-version", "stats-pid", "stats-rusage-utime", "stats-rusage-stime", "stats-uptime", "stats-id"}, used)
 
-	// A value no row covers still differs, and so does a missing quote.
+	// A value no row covers still differs, and so do a missing quote and a
+	// needless one.
 	for _, bad := range []string{
 		strings.Replace(ours, "cmd-put: 2", "cmd-put: 3", 1),
-		strings.Replace(ours, `hostname: "vm"`, "hostname: vm", 1),
+		strings.Replace(ours, `os: "#1 SMP"`, "os: #1 SMP", 1),
+		strings.Replace(ours, "hostname: vm", `hostname: "vm"`, 1),
 		strings.Replace(ours, `version: "9.9"`, "version: 9.9", 1),
 	} {
 		got, _, _ := normalize(x, docReply(bad), false)
@@ -80,7 +81,7 @@ func TestStrictReserveTimeout(t *testing.T) {
 	timedOut := []reply{{head: "TIMED_OUT"}}
 	for arg, bad := range map[string]bool{
 		"0": false, "00": false, "  5": false, "2147483647": false,
-		"2147483648": true, "-1": true, "+0": true, "\t0": true, "0 ": true, "0 x": true, "": true, "abc": true,
+		"2147483648": true, "-1": false, "-2147483648": false, "-2147483649": true, "- 1": true, "-": true, "+0": true, "\t0": true, "0 ": true, "0 x": true, "": true, "abc": true,
 	} {
 		got, changed, err := strictReserveTimeout(stepCtx{sent: "reserve-with-timeout " + arg + "\r\n"}, timedOut)
 		require.NoError(t, err)

@@ -28,15 +28,11 @@ var framingScripts = []script{
 		say("a", "pause-tube "+name(200)+" 4294967295\r\n", "PAUSED\r\n"), // 224 bytes in all
 		say("a", "put "+strings.Repeat("0", 212)+" 0 5 1\r\nx\r\n", "INSERTED 1\r\n"),
 	}},
-	{name: "framing/line-223-plus-crlf-eats-the-next-command", steps: []step{
-		say("a", "use "+pad(219)+"\r\nuse zz\r\n", "BAD_FORMAT\r\n"),
-		say("a", "list-tube-used\r\n", "USING default\r\n"),
-	}},
-	{name: "framing/line-223-plus-crlf-split-writes", steps: []step{
-		say("a", "use "+pad(219)+"\r", ""),
-		say("a", "\n", ""),
-		say("a", "use zz\r\n", "BAD_FORMAT\r\n"),
-		say("a", "list-tube-used\r\n", "USING default\r\n"),
+	// The reference misses a CRLF whose \r is the 224th byte of a window and
+	// swallows the next command (see the window-edge-crlf row). The half-close
+	// makes both servers answer everything they will ever answer.
+	{name: "framing/line-223-plus-crlf", steps: []step{
+		halfClose("a", "use "+pad(219)+"\r\nlist-tube-used\r\n", "BAD_FORMAT\r\n<EOF>"),
 	}},
 	{name: "framing/line-224-plus-crlf", steps: []step{
 		say("a", "use "+pad(220)+"\r\nlist-tube-used\r\n", "BAD_FORMAT\r\nUSING default\r\n"),
@@ -57,8 +53,7 @@ var framingScripts = []script{
 	}},
 	{name: "framing/window-edge-at-447", steps: []step{
 		// 224 bytes discarded, then 223 more and CRLF: the \r is again the 224th byte of a window.
-		say("a", pad(447)+"\r\nuse zz\r\n", "BAD_FORMAT\r\n"),
-		say("a", "list-tube-used\r\n", "USING default\r\n"),
+		halfClose("a", pad(447)+"\r\nlist-tube-used\r\n", "BAD_FORMAT\r\n<EOF>"),
 	}},
 	{name: "framing/stray-cr-while-discarding", steps: []step{
 		// In the discard state too, only the first \r of the window is looked at.

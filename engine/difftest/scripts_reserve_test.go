@@ -197,8 +197,9 @@ var reserveScripts = []script{
 		say("a", "reserve-with-timeout -0\r\n", "TIMED_OUT\r\n"),
 		say("a", "reserve-with-timeout\t0\r\n", "BAD_FORMAT\r\n"), // "reserve" with garbage, in both
 	}},
-	{name: "reserve/with-timeout-negative-waits-forever-in-1.12", steps: []step{
+	{name: "reserve/with-timeout-negative-waits-forever", steps: []step{
 		say("a", "reserve-with-timeout -1\r\n", ""),
+		say("c", "reserve-with-timeout -2147483648\r\n", ""),
 		say("b", "reserve-with-timeout 2147483648\r\n", ""), // int overflow: negative
 	}},
 	{name: "reserve/with-timeout-negative-with-a-ready-job", steps: []step{

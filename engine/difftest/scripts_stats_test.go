@@ -52,6 +52,21 @@ var statsScripts = []script{
 		say("a", "stats-job x\r\n", "BAD_FORMAT\r\n"),
 		ask("a", "stats\r\n", 1, fields("cmd-stats-job: 4")),
 	}},
+	// Tube names that YAML would read as something else are quoted by
+	// stalkd (1.12 prints them bare); ordinary names stay bare.
+	{name: "stats/tube-names-yaml-would-misread", steps: []step{
+		say("a", "use 1.5\r\n"+putCmd(0, 0, 60, "x"), "USING 1.5\r\nINSERTED 1\r\n"),
+		ask("a", "stats-job 1\r\n", 1, fields("tube: 1.5")),
+		ask("a", "stats-tube 1.5\r\n", 1, fields("name: 1.5", "current-jobs-ready: 1")),
+		say("a", "watch null\r\n", "WATCHING 2\r\n"),
+		say("a", "list-tubes-watched\r\n", okDoc("---\n- default\n- null\n")),
+		say("a", "list-tubes\r\n", okDoc("---\n- default\n- 1.5\n- null\n")),
+		say("a", "use plain_name\r\nlist-tube-used\r\n", "USING plain_name\r\nUSING plain_name\r\n"),
+		say("a", "stats-tube plain_name\r\n", okDoc("---\nname: plain_name\ncurrent-jobs-urgent: 0\n"+
+			"current-jobs-ready: 0\ncurrent-jobs-reserved: 0\ncurrent-jobs-delayed: 0\ncurrent-jobs-buried: 0\n"+
+			"total-jobs: 0\ncurrent-using: 1\ncurrent-watching: 0\ncurrent-waiting: 0\ncmd-delete: 0\n"+
+			"cmd-pause-tube: 0\npause: 0\npause-time-left: 0\n")),
+	}},
 	{name: "stats/urgent-is-pri-below-1024", steps: []step{
 		say("a", putCmd(1023, 0, 60, "u")+putCmd(1024, 0, 60, "n")+putCmd(0, 50, 60, "d"),
 			"INSERTED 1\r\nINSERTED 2\r\nINSERTED 3\r\n"),

@@ -30,5 +30,5 @@ func startStalkd(t *testing.T, maxJob uint32) target {
 		defer cancel()
 		require.NoError(t, srv.Stop(ctx))
 	})
-	return target{name: "stalkd", addr: srv.Addr().String(), version: engine.DefaultVersion}
+	return target{name: "stalkd", addr: srv.Addr().String(), version: engine.ProtocolVersion}
 }

@@ -165,6 +165,15 @@ func (h *Harness) apply(op Op) (got, want Reply, ok bool) {
 		return Reply{ID: h.Q.NextID()}, Reply{ID: m.NextID()}, true
 	case CancelWait:
 		return job(s.CancelWait()), m.CancelWait(id), true
+	case Clear:
+		n, _, err := h.Q.ClearTube([]byte(op.Tube))
+		return Reply{N: n, Err: err}, m.ClearTube(op.Tube), true
+	case List:
+		st := listStates[op.N]
+		ids, err := h.Q.ListJobs([]byte(op.Tube), st, int(op.ID), op.Size, nil)
+		wantIDs, want := m.ListJobs(op.Tube, st, int(op.ID), op.Size)
+		want.Body = fmt.Sprint(wantIDs)
+		return Reply{Err: err, Body: fmt.Sprint(ids)}, want, true
 	}
 	return got, want, false
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"time"
+
+	"github.com/stalkd/stalkd/jobs"
 )
 
 // Kind names an operation of the harness.
@@ -33,12 +35,14 @@ const (
 	Drain
 	SpendID
 	CancelWait
+	Clear
+	List
 	NumKinds
 )
 
 var kindNames = [NumKinds]string{"put", "reserve", "reserve-job", "take", "delete", "release", "bury",
 	"touch", "kick", "kick-job", "peek", "peek-ready", "peek-delayed", "peek-buried", "use", "watch",
-	"ignore", "pause-tube", "advance", "close", "drain", "next-id", "cancel-wait"}
+	"ignore", "pause-tube", "advance", "close", "drain", "next-id", "cancel-wait", "clear-tube", "list-jobs"}
 
 func (k Kind) String() string { return kindNames[k] }
 
@@ -76,6 +80,10 @@ func (o Op) String() string {
 		return fmt.Sprintf("s%d %v %q", o.Slot, o.Kind, o.Tube)
 	case Pause:
 		return fmt.Sprintf("pause-tube %q %v", o.Tube, o.D)
+	case Clear:
+		return fmt.Sprintf("clear-tube %q", o.Tube)
+	case List:
+		return fmt.Sprintf("list-jobs %q %v offset=%d count=%d", o.Tube, listStates[o.N], o.ID, o.Size)
 	case Advance:
 		return fmt.Sprintf("advance %v", o.D)
 	}
@@ -94,6 +102,10 @@ var (
 	steps    = []time.Duration{0, 1, time.Millisecond, 500 * time.Millisecond, 999 * time.Millisecond,
 		time.Second, time.Second + 1, 2 * time.Second, 5 * time.Second, 30 * time.Second}
 )
+
+// listStates are the states list-jobs is asked for, indexed by Op.N; the
+// zero State is not one, and must be refused.
+var listStates = [4]jobs.State{jobs.Ready, jobs.Delayed, jobs.Buried, jobs.Reserved}
 
 // DecodeOp reads one operation from a fuzz tape: five bytes, the kind, the
 // slot and three argument bytes that index the value tables above (ids are
@@ -122,6 +134,8 @@ func (h *Harness) DecodeOp(tape []byte) (Op, []byte, bool) {
 		op.D = pauses[pick(len(pauses), a3)]
 	case Advance:
 		op.D = steps[pick(len(steps), a3)]
+	case List:
+		op.ID, op.Size = uint64(a1%4), 1+a3%5 // offset, count
 	}
 	return op, tape[5:], true
 }
@@ -141,7 +155,7 @@ func (h *Harness) pickID(b int, index func(n int) int) uint64 {
 var weights = [NumKinds]int{
 	Put: 14, Reserve: 12, ReserveJob: 3, Take: 0, Delete: 9, Release: 6, Bury: 4, Touch: 3, Kick: 3,
 	KickJob: 2, Peek: 2, PeekReady: 2, PeekDelayed: 1, PeekBuried: 1, Use: 4, Watch: 4, Ignore: 3,
-	Pause: 2, Advance: 12, Close: 1, Drain: 1, SpendID: 1, CancelWait: 1,
+	Pause: 2, Advance: 12, Close: 1, Drain: 1, SpendID: 1, CancelWait: 1, Clear: 1, List: 3,
 }
 
 // RandomOp draws an operation. A slot waiting in reserve mostly takes its

@@ -1,0 +1,129 @@
+package wal
+
+import (
+	"github.com/stalkd/stalkd/jobs"
+)
+
+// The on-disk format. Every tidwall/wal entry holds exactly one record:
+//
+//	crc32c  uint32, little endian, over every byte after it
+//	kind    byte: 1 put, 2 update, 3 delete, 4 clear, 16 meta
+//	put:    uvarint id, byte state, uvarint pri, varint delay, varint ttr,
+//	        varint created, varint deadline, uvarint reserves, timeouts,
+//	        releases, buries, kicks, uvarint len(tube), tube,
+//	        uvarint len(body), body
+//	update: the put fields up to kicks (no tube, no body)
+//	delete: uvarint id
+//	clear:  uvarint n, then n ids: the first as a uvarint, each next one as
+//	        a zigzag varint of its difference from the one before (a sorted
+//	        list costs about one byte per id)
+//	meta:   uvarint durable, uvarint logStart, uvarint maxID
+//
+// state is 1 ready, 2 reserved (never written: a reserved job is logged as
+// ready, but a reader accepts it), 3 delayed, 4 buried. Durations are
+// nanoseconds; created and deadline are Clock times in nanoseconds.
+//
+// These numbers are the format's own, not jobs' enum values: kindOf,
+// kindByte, stateOf and stateByte map between them, so reordering an enum
+// in jobs cannot change what a file means. The golden fixtures in
+// testdata/ pin every record kind and a whole log directory; a change of
+// the encoding fails TestGolden*. A future format uses new kind numbers; a
+// reader refuses kinds and states it does not know (as corruption), so an
+// old binary never misreads a new log.
+//
+// AppendRecord and DecodeRecord encode and decode one job record in this
+// format; they are the format's public API (the Raft FSM applies the same
+// records).
+const (
+	kindPut    byte = 1
+	kindUpdate byte = 2
+	kindDelete byte = 3
+	kindClear  byte = 4
+	kindMeta   byte = 0x10
+
+	stateReady    byte = 1
+	stateReserved byte = 2
+	stateDelayed  byte = 3
+	stateBuried   byte = 4
+
+	// kindInvalid is written for a record kind the format does not know
+	// (Append refuses such records first); every reader refuses it.
+	kindInvalid byte = 0
+)
+
+// kindByte is the format's byte for k; ok is false for a kind the format
+// does not know.
+func kindByte(k jobs.RecordKind) (b byte, ok bool) {
+	switch k {
+	case jobs.RecPut:
+		return kindPut, true
+	case jobs.RecUpdate:
+		return kindUpdate, true
+	case jobs.RecDelete:
+		return kindDelete, true
+	case jobs.RecClear:
+		return kindClear, true
+	}
+	return kindInvalid, false
+}
+
+// kindOf is the job record kind of the format's byte b; ok is false for
+// meta records and unknown bytes.
+func kindOf(b byte) (k jobs.RecordKind, ok bool) {
+	switch b {
+	case kindPut:
+		return jobs.RecPut, true
+	case kindUpdate:
+		return jobs.RecUpdate, true
+	case kindDelete:
+		return jobs.RecDelete, true
+	case kindClear:
+		return jobs.RecClear, true
+	}
+	return 0, false
+}
+
+// stateByte is the format's byte for s; ok is false for a state the format
+// does not know.
+func stateByte(s jobs.State) (b byte, ok bool) {
+	switch s {
+	case jobs.Ready:
+		return stateReady, true
+	case jobs.Reserved:
+		return stateReserved, true
+	case jobs.Delayed:
+		return stateDelayed, true
+	case jobs.Buried:
+		return stateBuried, true
+	}
+	return 0, false
+}
+
+// stateOf is the job state of the format's byte b; ok is false for an
+// unknown byte.
+func stateOf(b byte) (s jobs.State, ok bool) {
+	switch b {
+	case stateReady:
+		return jobs.Ready, true
+	case stateReserved:
+		return jobs.Reserved, true
+	case stateDelayed:
+		return jobs.Delayed, true
+	case stateBuried:
+		return jobs.Buried, true
+	}
+	return 0, false
+}
+
+// encodable reports why rec cannot be written in the format, or nil.
+func encodable(rec *jobs.Record) error {
+	if _, ok := kindByte(rec.Kind); !ok {
+		return errKind
+	}
+	if rec.Kind == jobs.RecPut || rec.Kind == jobs.RecUpdate {
+		if _, ok := stateByte(rec.State); !ok {
+			return errState
+		}
+	}
+	return nil
+}
