@@ -2,6 +2,8 @@
 GO        ?= go
 BIN       ?= bin
 FUZZTIME  ?= 10s
+# Extra stalkd-bench flags for compare: make compare BENCHFLAGS=--heavy
+BENCHFLAGS ?=
 PKGS      := ./...
 
 .PHONY: all build run install install-systemd test vet fmt-check unit fuzz bench compare compare-pinned clean
@@ -11,6 +13,7 @@ all: build
 build:
 	$(GO) build -o $(BIN)/stalkd ./cmd/stalkd
 	$(GO) build -o $(BIN)/stalkd-bench ./benchmarks/cmd/stalkd-bench
+	$(GO) build -o $(BIN)/stalkctl ./cmd/stalkctl
 
 # Start the server with the reference's defaults: port 11300 on EVERY
 # interface, IPv4 and IPv6 (other hosts can reach it; the start-up log lists
@@ -60,13 +63,13 @@ bench:
 # The load generator, ours against the reference beanstalkd, side by side.
 compare: build
 	./$(BIN)/stalkd-bench compare-all --server-a './$(BIN)/stalkd -l 127.0.0.1 -p {port}' \
-		--server-b 'beanstalkd -l 127.0.0.1 -p {port}'
+		--server-b 'beanstalkd -l 127.0.0.1 -p {port}' $(BENCHFLAGS)
 
 # The same with the generator on core 0 and each server on core 1.
 compare-pinned: build
 	taskset -c 0 ./$(BIN)/stalkd-bench compare-all \
 		--server-a 'taskset -c 1 ./$(BIN)/stalkd -l 127.0.0.1 -p {port}' \
-		--server-b 'taskset -c 1 beanstalkd -l 127.0.0.1 -p {port}'
+		--server-b 'taskset -c 1 beanstalkd -l 127.0.0.1 -p {port}' $(BENCHFLAGS)
 
 clean:
 	rm -rf $(BIN)
