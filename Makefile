@@ -2,19 +2,39 @@
 GO        ?= go
 BIN       ?= bin
 FUZZTIME  ?= 10s
+# Extra stalkd-bench flags for compare: make compare BENCHFLAGS=--heavy
+BENCHFLAGS ?=
 PKGS      := ./...
 
-.PHONY: all build run test vet fmt-check unit fuzz bench compare compare-pinned clean
+.PHONY: all build run install install-systemd test vet fmt-check unit fuzz bench compare compare-pinned clean
 
 all: build
 
 build:
 	$(GO) build -o $(BIN)/stalkd ./cmd/stalkd
 	$(GO) build -o $(BIN)/stalkd-bench ./benchmarks/cmd/stalkd-bench
+	$(GO) build -o $(BIN)/stalkctl ./cmd/stalkctl
 
-# Start the server with the reference's defaults (all interfaces, port 11300).
+# Start the server with the reference's defaults: port 11300 on EVERY
+# interface, IPv4 and IPv6 (other hosts can reach it; the start-up log lists
+# the addresses and warns). RUNFLAGS='-l 127.0.0.1' keeps it local.
+RUNFLAGS ?=
 run: build
-	./$(BIN)/stalkd
+	./$(BIN)/stalkd $(RUNFLAGS)
+
+# Install the server binary as $(DESTDIR)$(PREFIX)/bin/stalkd.
+PREFIX  ?= /usr/local
+UNITDIR ?= /etc/systemd/system
+install: build
+	install -D -m 0755 $(BIN)/stalkd $(DESTDIR)$(PREFIX)/bin/stalkd
+
+# Install the systemd units (then: systemctl daemon-reload; systemctl
+# enable --now stalkd, or stalkd.socket for socket activation).
+install-systemd:
+	sed 's|/usr/local/bin/stalkd|$(PREFIX)/bin/stalkd|g' cmd/stalkd/stalkd.service > stalkd.service.tmp
+	install -D -m 0644 stalkd.service.tmp $(DESTDIR)$(UNITDIR)/stalkd.service
+	rm -f stalkd.service.tmp
+	install -D -m 0644 cmd/stalkd/stalkd.socket $(DESTDIR)$(UNITDIR)/stalkd.socket
 
 # The whole test suite: formatting, vet, every test with the race detector,
 # then each fuzz target for a short bounded time.
@@ -43,13 +63,13 @@ bench:
 # The load generator, ours against the reference beanstalkd, side by side.
 compare: build
 	./$(BIN)/stalkd-bench compare-all --server-a './$(BIN)/stalkd -l 127.0.0.1 -p {port}' \
-		--server-b 'beanstalkd -l 127.0.0.1 -p {port}'
+		--server-b 'beanstalkd -l 127.0.0.1 -p {port}' $(BENCHFLAGS)
 
 # The same with the generator on core 0 and each server on core 1.
 compare-pinned: build
 	taskset -c 0 ./$(BIN)/stalkd-bench compare-all \
 		--server-a 'taskset -c 1 ./$(BIN)/stalkd -l 127.0.0.1 -p {port}' \
-		--server-b 'taskset -c 1 beanstalkd -l 127.0.0.1 -p {port}'
+		--server-b 'taskset -c 1 beanstalkd -l 127.0.0.1 -p {port}' $(BENCHFLAGS)
 
 clean:
 	rm -rf $(BIN)

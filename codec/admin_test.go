@@ -49,3 +49,38 @@ func TestAdminEncoders(t *testing.T) {
 	assert.Equal(t, "clear-tube", OpClearTube.String())
 	assert.Equal(t, "list-jobs ", OpListJobs.Prefix())
 }
+
+// A dropped body is swallowed silently, whatever its size and however it arrives, and the
+// next line is a command again.
+func TestDropBody(t *testing.T) {
+	for _, in := range []string{
+		"put 0 0 0 5\r\nhello\r\nlist-tubes\r\n",
+		"put 0 0 0 99999\r\n" + strings.Repeat("q", 99999) + "\r\nlist-tubes\r\n", // too big
+		"put 0 0 0 10\r\nlist-tubes\r\nlist-tubes\r\n",                            // a body that looks like a command
+	} {
+		for _, piece := range []int{1, 7, len(in)} {
+			d := NewDecoder(65535)
+			var got []Op
+			var buf []byte
+			for off := 0; off < len(in); {
+				end := min(off+piece, len(in))
+				buf = append(buf, in[off:end]...)
+				off = end
+				for {
+					cmd, n, ok := d.Decode(buf)
+					buf = buf[n:]
+					if !ok {
+						break
+					}
+					assert.NoError(t, cmd.Err)
+					got = append(got, cmd.Op)
+					if cmd.Op == OpPutHeader {
+						d.DropBody()
+					}
+				}
+			}
+			assert.Equal(t, []Op{OpPutHeader, OpListTubes}, got, "%.20q in pieces of %d", in, piece)
+			assert.False(t, d.InBody())
+		}
+	}
+}

@@ -7,7 +7,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// REFERENCE.md 2.2: numbers.
+// Numbers, as the reference's read_u32/read_u64 read them: spaces (only spaces) skipped, a
+// digit required (no sign), base 10, overflow refused, and nothing after the last field.
 func TestDecodeNumbers(t *testing.T) {
 	runCases(t, []decodeCase{
 		{"id 0", "peek 0\r\n", 0, []Command{withID(OpPeek, 0)}},
@@ -57,7 +58,8 @@ func TestDecodeNumbers(t *testing.T) {
 	})
 }
 
-// REFERENCE.md 2.2: kick uses raw strtoul (all observed on 1.12).
+// kick reads its bound with C strtoul (all observed on 1.12): leading whitespace, an optional
+// sign (a '-' negates modulo 2^64), trailing garbage ignored, the result truncated to 32 bits.
 func TestDecodeKick(t *testing.T) {
 	runCases(t, []decodeCase{
 		{"garbage ignored", "kick 10abc\r\n", 0, []Command{kick(10)}},
@@ -78,7 +80,7 @@ func TestDecodeKick(t *testing.T) {
 	})
 }
 
-// REFERENCE.md 2.3: tube names.
+// Tube names: 1 to 200 bytes of A-Z a-z 0-9 - + / ; . $ _ ( ), not starting with '-'.
 func TestDecodeTubeNames(t *testing.T) {
 	n200, n201 := strings.Repeat("n", 200), strings.Repeat("n", 201)
 	runCases(t, []decodeCase{
@@ -114,7 +116,8 @@ func TestDecodeTubeNames(t *testing.T) {
 	})
 }
 
-// REFERENCE.md 2.4: put.
+// put: four numbers (pri, delay, ttr, bytes); a size over the maximum is JOB_TOO_BIG after the
+// body is swallowed, and that check comes before the trailing-garbage check.
 func TestDecodePut(t *testing.T) {
 	runCases(t, []decodeCase{
 		{"spaces and zeros", "put  1  2  3  00002\r\nab\r\n", 0, []Command{putHdr(1, 2, 3, 2), putBody(1, 2, 3, "ab")}},

@@ -49,6 +49,9 @@ type Command struct {
 	// bytes: copy it (string(cmd.Name)) before that if it must outlive them.
 	Name []byte
 
+	// Token (auth) is the credential, a VIEW into the input like Name. Never log it.
+	Token []byte
+
 	// Body (OpPut) is the job data followed by "\r\n" (len Size+2), freshly allocated by the
 	// decoder and owned by the caller from then on; the decoder keeps no reference to it. This
 	// is the one copy a job body gets.

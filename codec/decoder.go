@@ -23,6 +23,7 @@ type Decoder struct {
 	state  state
 	skip   uint64  // stateSkipBody: bytes still to swallow
 	cr     bool    // stateSkipLine: the last byte discarded was '\r'
+	quiet  bool    // stateSkipBody: end without a JOB_TOO_BIG event (DropBody)
 	body   []byte  // stateBody: the pending body buffer; grows to len Size+2 (see growBody)
 	filled int     // stateBody: bytes of body received so far
 	want   int     // stateBody: Size+2
@@ -72,6 +73,10 @@ func (d *Decoder) Decode(in []byte) (cmd Command, n int, ok bool) {
 				return Command{}, n, false
 			}
 			d.state = stateLine
+			if d.quiet {
+				d.quiet = false
+				continue
+			}
 			return Command{Err: errJobTooBig}, n, true
 
 		default: // stateLine, stateSkipLine
@@ -177,6 +182,22 @@ func (d *Decoder) finishBody() Command {
 	}
 	c.Body = body
 	return c
+}
+
+// DropBody makes the decoder swallow the body of the put line it just returned (accepted or
+// too big) without allocating it and without an event at its end: the caller has refused the
+// put already (an unauthenticated client), and its body must not be read as commands. It does
+// nothing if no put body is pending.
+func (d *Decoder) DropBody() {
+	switch d.state {
+	case stateBody:
+		d.skip = uint64(d.want - d.filled)
+		d.body, d.filled, d.want = nil, 0, 0
+	case stateSkipBody:
+	default:
+		return
+	}
+	d.state, d.quiet = stateSkipBody, true
 }
 
 // InBody reports whether a put line was accepted and its body is not complete yet (possibly

@@ -115,7 +115,9 @@ func TestDecodeCommands(t *testing.T) {
 	})
 }
 
-// REFERENCE.md 2.1: framing, matching.
+// Framing and matching: only the first '\r' of the buffer can end a line, and only if '\n'
+// follows; prefixes are matched case-sensitively in the reference's order; commands without
+// arguments must match the whole line, except quit.
 func TestDecodeFramingAndMatching(t *testing.T) {
 	runCases(t, []decodeCase{
 		// [observed] a bare \n never ends a line: no reply at all.

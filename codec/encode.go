@@ -9,6 +9,8 @@ const (
 	Buried        = "BURIED\r\n"
 	Touched       = "TOUCHED\r\n"
 	Kicked        = "KICKED\r\n"
+	Authenticated = "AUTHENTICATED\r\n" // stalkd's own: auth accepted
+	Unauthorized  = "UNAUTHORIZED\r\n"  // stalkd's own: auth refused, or a command before auth
 	Paused        = "PAUSED\r\n"
 	NotFound      = "NOT_FOUND\r\n"
 	NotIgnored    = "NOT_IGNORED\r\n"

@@ -20,47 +20,9 @@ const (
 	argName                    // the whole rest is a tube name
 	argPause                   // name run, then delay
 	argListJobs                // name state offset count
+	argToken                   // the rest of the line, no spaces (auth)
+	argNever                   // not matched from a line (OpNone, the put body)
 )
-
-type verb struct {
-	prefix string
-	op     Op
-	form   argForm
-}
-
-// verbs lists the prefixes in the order the reference tries them with strncmp. The order
-// matters only between prefixes that share a beginning ("reserve-job " before "reserve").
-var verbs = [...]verb{
-	{"put ", OpPutHeader, argPut},
-	{"peek ", OpPeek, argID},
-	{"peek-ready", OpPeekReady, argNone},
-	{"peek-delayed", OpPeekDelayed, argNone},
-	{"peek-buried", OpPeekBuried, argNone},
-	{"reserve-with-timeout ", OpReserveWithTimeout, argTimeout},
-	{"reserve-job ", OpReserveJob, argID},
-	{"reserve", OpReserve, argNone},
-	{"delete ", OpDelete, argID},
-	{"release ", OpRelease, argRelease},
-	{"bury ", OpBury, argBury},
-	{"kick ", OpKick, argKick},
-	{"kick-job ", OpKickJob, argID},
-	{"touch ", OpTouch, argID},
-	{"stats-job ", OpStatsJob, argID},
-	{"stats-tube ", OpStatsTube, argName},
-	{"stats-cluster", OpStatsCluster, argNone}, // stalkd's own; before "stats"
-	{"stats", OpStats, argNone},
-	{"use ", OpUse, argName},
-	{"watch ", OpWatch, argName},
-	{"ignore ", OpIgnore, argName},
-	{"list-tubes-watched", OpListTubesWatched, argNone},
-	{"list-tube-used", OpListTubeUsed, argNone},
-	{"list-tubes", OpListTubes, argNone},
-	{"quit", OpQuit, argAny},
-	{"pause-tube", OpPauseTube, argPause},
-	// stalkd's own commands; the reference answers UNKNOWN_COMMAND.
-	{"clear-tube ", OpClearTube, argName},
-	{"list-jobs ", OpListJobs, argListJobs},
-}
 
 // byFirst groups verbs by first byte, keeping their order, so matching tries only the few
 // prefixes that can match.
@@ -70,9 +32,6 @@ var byFirst [256][]verb
 var nameChar [256]bool
 
 func init() {
-	for _, v := range verbs {
-		byFirst[v.prefix[0]] = append(byFirst[v.prefix[0]], v)
-	}
 	const extra = "-+/;.$_()"
 	for c := 0; c < 256; c++ {
 		b := byte(c)
@@ -150,6 +109,9 @@ func parseArgs(c *Command, form argForm, args []byte, maxJob uint32) bool {
 		return parsePut(c, args, maxJob)
 	case argListJobs:
 		return parseListJobs(c, args)
+	case argToken:
+		c.Token = args
+		return len(args) > 0 && bytes.IndexByte(args, ' ') < 0
 	}
 	return false
 }
@@ -282,6 +244,11 @@ func parseListJobs(c *Command, args []byte) bool {
 	c.Name, c.ID, c.Count = name, offset, uint32(min(count, MaxListJobs))
 	return true
 }
+
+// ValidTubeName reports whether name is a legal tube name: 1..200 name characters
+// (A-Z a-z 0-9 - + / ; . $ _ ( )), not starting with '-'. Package jobs has the same rule; a
+// test keeps the two equal byte for byte.
+func ValidTubeName(name []byte) bool { return validName(name) }
 
 // validName reports whether name is a legal tube name: 1..200 name characters, not starting
 // with '-'.

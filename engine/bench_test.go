@@ -15,7 +15,7 @@ import (
 // connection, 64 cycles per write. allocs/op counts both ends; the client
 // side reuses its buffers.
 func BenchmarkPipelinedCycle(b *testing.B) {
-	s := startServer(b, func(c *Config) { c.Logger = zerolog.Nop(); c.Verbose = 0 })
+	s := startServer(b, func(c *Config) { c.Logger = zerolog.Nop() })
 	benchCycle(b, addrOf(b, s))
 }
 

@@ -1,8 +1,10 @@
 package engine
 
 import (
+	"crypto/tls"
 	"errors"
 	"math"
+	"net"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -12,9 +14,11 @@ import (
 
 // Defaults used for the zero values of Config.
 const (
+	// DefaultPort is the protocol's port.
+	DefaultPort = "11300"
 	// DefaultAddr listens on every interface, IPv4 and IPv6, on the
 	// protocol's port.
-	DefaultAddr = ":11300"
+	DefaultAddr = ":" + DefaultPort
 	// DefaultMaxJobSize is the reference's default -z.
 	DefaultMaxJobSize = 65535
 	// MaxJobSizeLimit is the largest -z the reference accepts (1 GiB).
@@ -25,7 +29,7 @@ const (
 	MaxJobSizeZero = math.MaxUint32
 	// DefaultSlowReaderLimit bounds the replies a connection may have queued
 	// (written but not yet read by the client) before its commands wait.
-	DefaultSlowReaderLimit = 4 << 20
+	DefaultSlowReaderLimit = 1 << 20
 	// DefaultInboundSlack is added to the maximum job size to bound what a
 	// connection may send while its commands are held back (blocked in
 	// reserve, or stalled as a slow reader).
@@ -33,8 +37,9 @@ const (
 	// DefaultKeepAlive is the TCP keep-alive idle time of accepted
 	// connections.
 	DefaultKeepAlive = time.Minute
-	// DefaultBinlogMaxSize is the reference's default -s, reported as
-	// binlog-max-size when no BinlogStats hook is given.
+	// DefaultBinlogMaxSize is what the stats document reports as
+	// binlog-max-size when the Backend has no BinlogStats hook: the
+	// reference's default -s (a program with a journal reports its own).
 	DefaultBinlogMaxSize = 10 << 20
 )
 
@@ -47,9 +52,26 @@ type BinlogStats struct {
 	MaxSize int64
 }
 
-// Config configures a Server. The zero value is usable: it listens on
-// DefaultAddr with a fresh in-memory queue. Listen and Start read the Config
-// once and never modify it.
+// Backend is what a Server serves: the queue (with its journal, if any) and
+// the journal's figures for the stats document. Each is given once, to
+// Serve (Start serves the zero Backend). The zero value is usable: a fresh
+// in-memory queue whose timers the Server drives.
+type Backend struct {
+	// Queue is the queue to serve. Nil: the Server creates one with default
+	// settings, drives its timers (Queue.Run) and stops them in Stop. A
+	// caller that passes its own Queue owns it and must run Queue.Run
+	// itself. The Server subscribes to the queue's journal commits
+	// (Queue.Subscribe) to send the replies that wait for them.
+	Queue *jobs.Queue
+	// BinlogStats, if set, supplies the binlog-* fields of the stats
+	// document; nil reports zeros and DefaultBinlogMaxSize. It is called
+	// from event loops, concurrently.
+	BinlogStats func() BinlogStats
+}
+
+// Config configures a Server: how it listens and talks. What it serves is
+// the Backend given to Serve. The zero value is usable: it listens on
+// DefaultAddr. Listen and Start read the Config once and never modify it.
 type Config struct {
 	// Addr is where to listen: "host:port" (":0" picks a free port; an empty
 	// host means every interface, IPv4 and IPv6) or "unix:/path" for a Unix
@@ -61,30 +83,11 @@ type Config struct {
 	// MaxJobSizeLimit are refused.
 	MaxJobSize uint32
 
-	// Queue is the queue to serve. Nil: the Server creates one with default
-	// settings, drives its timers (Queue.Run) and stops them in Stop. A
-	// caller that passes its own Queue owns it and must run Queue.Run
-	// itself.
-	Queue *jobs.Queue
-	// BinlogStats, if set, supplies the binlog-* fields of the stats
-	// document. It is called from event loops, concurrently.
-	BinlogStats func() BinlogStats
-	// ClusterStats, if set, supplies the stats-cluster document of a
-	// cluster member (cluster_stats.go); nil answers "standalone". Called
-	// from event loops, concurrently: it must not wait.
-	ClusterStats func() ClusterInfo
-	// Subscribe, if set, registers a function to be called (from any
-	// goroutine) each time the journal commits; the Server uses it to send
-	// replies that wait for a commit. Without it such replies are polled on
-	// every tick.
-	Subscribe func(fn func())
-
-	// Logger receives the server's logs. The zero Logger discards them.
+	// Logger receives the server's logs; its level is the only verbosity
+	// control: debug logs accepts and closes, trace also every command and
+	// reply (nothing is logged per command above trace). The zero Logger
+	// discards everything.
 	Logger zerolog.Logger
-	// Verbose is the -V count: 1 logs accepts and closes (debug level), 2
-	// and more also every command and reply (trace level). Nothing is logged
-	// per command at 0.
-	Verbose int
 	// Version is the protocol version the stats document reports; empty
 	// means ProtocolVersion (tests set another to tell servers apart).
 	Version string
@@ -100,17 +103,59 @@ type Config struct {
 	// means MaxJobSize + DefaultInboundSlack.
 	InboundLimit int
 	// MaxConns caps simultaneous connections: more are closed as soon as
-	// they are accepted (the first refusal is logged as a warning). 0 means
-	// no cap. Keep it below the open-file limit: gnet stops the whole
-	// server when accept fails for lack of file descriptors.
+	// they are accepted (with a warning at most once a second). 0 means no
+	// cap. Running out of file descriptors only refuses connections too.
 	MaxConns int
 	// KeepAlive is the TCP keep-alive idle time; 0 means DefaultKeepAlive,
 	// negative disables keep-alive.
 	KeepAlive time.Duration
-	// TickInterval is how often stalled connections are re-examined; 0
-	// means 10ms.
+	// TickInterval is how often stalled connections (slow readers) are
+	// re-examined; 0 means 10ms. Replies waiting for a journal commit are
+	// not polled: the commit wakes them.
 	TickInterval time.Duration
+
+	// AuthTokens, when not empty, turns authentication on: a connection
+	// must send "auth <token>" with one of them before any other command
+	// (see auth.go). Empty strings are ignored.
+	AuthTokens []string
+
+	// ClusterStats, if set, supplies the stats-cluster document of a
+	// cluster member (cluster_stats.go); nil answers "standalone". Called
+	// from event loops, concurrently: it must not wait.
+	ClusterStats func() ClusterInfo
+
+	// Network limits (see also MaxConns), an inherited listener, TLS.
+
+	// Listener, if set, is served instead of binding Addr: a listening TCP
+	// or Unix stream socket that the caller opened or inherited (systemd
+	// socket activation). The Server closes it in Stop; a Unix socket's
+	// file is left in place.
+	Listener net.Listener
+
+	// IdleTimeout closes a connection that has sent nothing for this long,
+	// except while a reserve of its own is waiting (its idle time starts
+	// again when the reserve ends). 0 means never.
+	IdleTimeout time.Duration
+	// StalledInboundLimit bounds the bytes a client may send while its
+	// commands wait for it to read its replies (past SlowReaderLimit); past
+	// it the connection is closed. 0 means twice MaxJobSize plus 256 KiB.
+	StalledInboundLimit int
+	// HeldBudget bounds the memory held, across all connections, for
+	// clients that do not keep up: input buffered while their commands wait
+	// and unread replies of stalled ones. A connection whose share grows
+	// while the total is past it is closed. 0 means DefaultHeldBudget.
+	HeldBudget int64
+	// TLSAddr, if set, adds a listener ("host:port") that speaks the
+	// protocol inside TLS, with TLSConfig (required with it; the Server
+	// raises its MinVersion to TLS 1.2). Set Addr to NoPlainListener for a
+	// TLS-only server.
+	TLSAddr   string
+	TLSConfig *tls.Config
 }
+
+// NoPlainListener, as Config.Addr, turns the plain listener off (a
+// TLS-only server).
+const NoPlainListener = "none"
 
 // withDefaults returns c with every zero field replaced by its default, or
 // an error for a value out of range.
@@ -141,6 +186,15 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.TickInterval <= 0 {
 		c.TickInterval = 10 * time.Millisecond
+	}
+	if c.StalledInboundLimit <= 0 {
+		c.StalledInboundLimit = 2*int(c.MaxJobSize) + stalledInboundSlack
+	}
+	if c.HeldBudget <= 0 {
+		c.HeldBudget = DefaultHeldBudget
+	}
+	if c.IdleTimeout < 0 {
+		return c, errors.New("engine: negative IdleTimeout")
 	}
 	if c.EventLoops < 0 || c.MaxConns < 0 {
 		return c, errors.New("engine: negative EventLoops or MaxConns")

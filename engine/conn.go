@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"net"
 	"sync/atomic"
 
 	"github.com/panjf2000/gnet/v2"
@@ -25,7 +26,7 @@ const keepOutCap = 256 << 10
 // gnet to run OnTraffic on that loop.
 type conn struct {
 	srv  *Server
-	gc   gnet.Conn
+	gc   transport
 	fd   int
 	sess *jobs.Session
 	dec  *codec.Decoder
@@ -35,6 +36,10 @@ type conn struct {
 	scratch []byte      // a YAML document before it is framed
 	names   []string    // tube names for the list replies
 	ids     []uint64    // job ids for list-jobs
+
+	remote       net.Addr // the peer, for the logs
+	authed       bool     // auth passed, or not required
+	authFailures int      // wrong tokens so far
 
 	putID    uint64 // the id spent by the put line whose body is awaited
 	waiting  bool   // a reserve is pending: later commands are held back
@@ -46,6 +51,11 @@ type conn struct {
 
 	stalledReg, holdingReg bool // membership in the registry's sets
 
+	idle idleState // Config.IdleTimeout's bookkeeping
+
+	heldShare int64 // this connection's part of Server.held (budget.go)
+	heldPeak  int64 // the largest heldShare it had
+
 	busy atomic.Bool // replies not yet fully written (read by Stop)
 }
 
@@ -54,6 +64,24 @@ type conn struct {
 func (cn *conn) serve() gnet.Action {
 	cn.inServe = true
 	defer func() { cn.inServe = false }()
+	if cn.srv.cfg.IdleTimeout > 0 {
+		cn.noteInput()
+		if cn.idleNow() {
+			cn.srv.closeIdle(cn)
+			return gnet.Close
+		}
+		defer cn.noteState()
+	}
+	a := cn.step()
+	if a == gnet.None && !cn.closed && cn.account() {
+		return gnet.Close
+	}
+	return a
+}
+
+// step does serve's work: deliver a reserve outcome, run the buffered
+// commands, write the replies.
+func (cn *conn) step() gnet.Action {
 	if cn.srv.stopping.Load() {
 		// Shutting down: write what is due, start nothing new, and leave
 		// a reserve outcome untaken, so that closing returns the job.
@@ -114,7 +142,7 @@ func (cn *conn) decodeAll() {
 // because it was blocked).
 func (cn *conn) decode(in []byte) (off int, needInput bool) {
 	for !cn.blocked() {
-		if cn.overLimit() {
+		if off < len(in) && cn.overLimit() { // with no input left, nothing waits
 			cn.stall = true
 			return off, false
 		}
@@ -142,7 +170,11 @@ func (cn *conn) overLimit() bool {
 // are held back.
 func (cn *conn) tooMuchInbound() bool {
 	n := cn.gc.InboundBuffered()
-	if n <= cn.srv.cfg.InboundLimit {
+	limit := cn.srv.cfg.InboundLimit
+	if !cn.waiting {
+		limit = cn.srv.cfg.StalledInboundLimit
+	}
+	if n <= limit {
 		return false
 	}
 	cn.srv.log.Warn().Int("fd", cn.fd).Int("buffered", n).Bool("reserving", cn.waiting).

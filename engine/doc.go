@@ -10,11 +10,45 @@
 //	defer srv.Stop(context.Background())
 //	fmt.Println("serving on", srv.Addr()) // the port 0 resolved
 //
-// With no Config.Queue the Server creates a queue and drives its timers; a
-// program that passes its own queue (to share it, or to use a manual clock)
-// runs Queue.Run itself. A daemon that must bind before it can open its
-// journal (it drops privileges in between) uses Listen, then Serve with a
-// Backend; clients that connect in between wait in the kernel's backlog.
+// Start serves a queue the Server creates, and whose timers it drives. A
+// program that serves its own queue (to share it, to give it a journal or a
+// manual clock) calls Listen, then Serve with a Backend holding the queue,
+// and runs Queue.Run itself; the queue brings its journal, whose commits the
+// Server subscribes to. A daemon that must bind before it can open its
+// journal (it drops privileges in between) does the same; clients that
+// connect in between wait in the kernel's backlog.
+//
+// # Accepting connections
+//
+// The Server binds with Go's net.Listen and runs its own accept loop, which
+// hands each connection to gnet's event loops (gnet.Client.Enroll); gnet's
+// acceptor is not used, because it stops the whole engine when accept
+// fails. Past Config.MaxConns, and whenever the process runs out of file
+// descriptors, new connections are closed at once (a spare descriptor is
+// released to accept and close what waits in the backlog) and a warning is
+// logged at most once a second; the connections already open are served as
+// before. The loop costs a dup and a close per connection, nothing per
+// command. With Config.IdleTimeout, a connection that sends nothing for
+// that long is closed, unless a reserve of its own is waiting.
+// Config.Listener serves a socket opened elsewhere (systemd socket
+// activation) instead of binding Addr.
+//
+// # TLS
+//
+// Config.TLSAddr adds a listener that speaks the protocol inside TLS
+// (crypto/tls; gnet has none). Its connections run the same protocol code
+// as plain ones - one conn, one reply path - behind a small transport seam
+// (transport.go): each TLS connection has an owner goroutine in place of an
+// event loop, and reader and writer goroutines around the tls.Conn. The
+// reader stops while input waits unconsumed, so TCP holds back a TLS client
+// that does not keep up. CertFiles reloads the certificate without touching
+// open connections.
+//
+// # Timers
+//
+// Nothing in the engine runs on a fixed beat: stalled connections are
+// polled only while there are some, the idle sweeper sleeps until the next
+// possible idle deadline, and an idle server sleeps (see nudge.go).
 //
 // # How a connection is served
 //
@@ -30,13 +64,16 @@
 //   - quit: nothing after it runs; the connection closes once its replies
 //     are written;
 //   - a slow reader: past Config.SlowReaderLimit bytes of queued replies the
-//     connection's commands wait, and the ticker re-examines it.
+//     connection's commands wait, and the nudger re-examines it every
+//     Config.TickInterval.
 //
 // A reply to a change that the journal has not committed yet is held, with
 // every reply after it, in command order; the commands themselves keep
-// running. Journal commits (Config.Subscribe) wake the connection to send
+// running. Journal commits (Queue.Subscribe) wake the connection to send
 // them. A client that keeps sending while its commands wait is cut off
-// past Config.InboundLimit. No protocol error closes a connection; only
+// past Config.InboundLimit (blocked in reserve) or
+// Config.StalledInboundLimit (a slow reader), and the memory held for all
+// such clients together is capped by Config.HeldBudget (see budget.go). No protocol error closes a connection; only
 // quit, end of input, an I/O error, Stop and those caps do.
 //
 // A client that half-closes gets answers to what it sent before: a pending
@@ -45,11 +82,25 @@
 //
 // # Concurrency
 //
-// Connection state belongs to its event loop. Other goroutines reach a
-// connection only through gnet's Wake: the queue (reserve outcomes), the
-// journal (commits), the ticker (stalled connections) and Stop. The
-// registry that lists connections for them has one mutex, taken on open,
-// close and state changes, never on the per-command path. Logging: -V
-// (Verbose 1) logs accepts and closes at debug level, Verbose 2 every
-// command and reply at trace level; nothing is logged per command at 0.
+// Connection state belongs to its event loop (or, for TLS, its owner
+// goroutine). Other goroutines reach a connection only through Wake: the
+// queue (reserve outcomes), the journal (commits), the nudger (stalled
+// connections), the idle sweeper and Stop. The registry that lists
+// connections for them has one mutex, taken on open, close and state
+// changes, never on the per-command path.
+//
+// # Logging
+//
+// The Server logs to Config.Logger, whose level is the only verbosity
+// control (cmd/stalkd maps -V to debug and -VV to trace): info logs the
+// start-up line and problems; debug adds accepts and closes; trace adds
+// every command line (a put's body is never logged, only its size) and the
+// first line of every reply. The level is read once, in Listen; nothing is
+// logged per command above trace. The convention, shared by every package:
+// messages lowercase without a package prefix; the part that logs is the
+// "component" field, which the program sets when it hands out loggers
+// (cmd/stalkd gives the engine component=engine, so the engine adds none);
+// field names snake_case with units in the name (took_ms, a float of
+// milliseconds; size_bytes); errors through Event.Err. gnet's own chatter
+// is dropped; its warnings and errors come through marked library=gnet.
 package engine

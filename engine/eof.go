@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"sync"
 	"time"
 )
 
@@ -46,8 +47,13 @@ func (cn *conn) answerAtEOF() {
 }
 
 // finishLater writes a closing connection's held replies from a goroutine,
-// on a duplicate of its socket, as their commits arrive.
+// on a duplicate of its socket, as their commits arrive (see finish).
 func (s *Server) finishLater(cn *conn) {
+	if f, ok := cn.gc.(interface{ finishHeld(heldReplies) }); ok {
+		f.finishHeld(cn.held) // a TLS connection finishes them itself
+		cn.held = heldReplies{}
+		return
+	}
 	fd, err := cn.gc.Dup()
 	if err != nil {
 		s.log.Warn().Err(err).Int("fd", cn.fd).Msg("dropping replies of a closed connection")
@@ -60,22 +66,67 @@ func (s *Server) finishLater(cn *conn) {
 	go s.finish(f, h)
 }
 
+// finish writes h's replies to f as their commits arrive, waking on each
+// journal commit, until all are written, a write fails or finishTimeout
+// passes.
 func (s *Server) finish(f *os.File, h heldReplies) {
 	defer s.finishers.Done()
 	defer f.Close()
-	deadline := time.Now().Add(finishTimeout)
-	_ = f.SetWriteDeadline(deadline)
+	deadline := time.NewTimer(finishTimeout)
+	defer deadline.Stop()
+	_ = f.SetWriteDeadline(time.Now().Add(finishTimeout))
 	var out []byte
 	for {
+		// Take the signal before looking, so that a commit in between
+		// is not missed.
+		commit := s.commits.wait()
 		out = h.release(out[:0], s.queue)
 		if len(out) > 0 {
 			if _, err := f.Write(out); err != nil {
 				return
 			}
 		}
-		if h.empty() || time.Now().After(deadline) {
+		if h.empty() {
 			return
 		}
-		time.Sleep(time.Millisecond)
+		select {
+		case <-commit:
+		case <-deadline.C:
+			return
+		}
 	}
+}
+
+// committed is the queue's commit subscription: it wakes the connections
+// holding replies, and the finishers of closed ones.
+func (s *Server) committed() {
+	s.reg.wakeHolding()
+	s.commits.signal()
+}
+
+// broadcast wakes every goroutine waiting on it, each time it is signalled.
+// The zero value is ready to use; it is safe for concurrent use.
+type broadcast struct {
+	mu sync.Mutex
+	ch chan struct{}
+}
+
+// wait returns a channel closed by the next signal.
+func (b *broadcast) wait() <-chan struct{} {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.ch == nil {
+		b.ch = make(chan struct{})
+	}
+	return b.ch
+}
+
+// signal wakes everyone waiting since the last signal.
+func (b *broadcast) signal() {
+	b.mu.Lock()
+	if b.ch != nil {
+		close(b.ch)
+		b.ch = nil
+	}
+	b.mu.Unlock()
 }

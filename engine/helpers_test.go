@@ -22,18 +22,28 @@ func testLogger(t testing.TB) zerolog.Logger {
 	return zerolog.New(zerolog.NewTestWriter(t)).Level(zerolog.DebugLevel).With().Timestamp().Logger()
 }
 
-// startServer starts an in-process server on 127.0.0.1:0 and stops it when
-// the test ends. mutate may adjust the Config first.
+// startServer starts an in-process server on 127.0.0.1:0, serving a fresh
+// queue, and stops it when the test ends. mutate may adjust the Config first.
 func startServer(t testing.TB, mutate ...func(*Config)) *Server {
 	t.Helper()
-	cfg := Config{Addr: "127.0.0.1:0", Logger: testLogger(t), Verbose: 1, EventLoops: 2}
+	return startBackend(t, Backend{}, mutate...)
+}
+
+// startBackend is startServer serving b.
+func startBackend(t testing.TB, b Backend, mutate ...func(*Config)) *Server {
+	t.Helper()
+	cfg := Config{Addr: "127.0.0.1:0", Logger: testLogger(t), EventLoops: 2}
 	for _, m := range mutate {
 		m(&cfg)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), ioTimeout)
 	defer cancel()
-	s, err := Start(ctx, cfg)
+	s, err := Listen(ctx, cfg)
 	require.NoError(t, err)
+	if err := s.Serve(b); err != nil {
+		_ = s.Stop(context.Background())
+		require.NoError(t, err)
+	}
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), ioTimeout)
 		defer cancel()
@@ -120,4 +130,14 @@ func (rc *rawConn) closeWrite() {
 	cw, ok := rc.c.(interface{ CloseWrite() error })
 	require.True(rc.t, ok)
 	require.NoError(rc.t, cw.CloseWrite())
+}
+
+// closeWriteErr half-closes the connection and returns the error.
+func (rc *rawConn) closeWriteErr() error {
+	cw, ok := rc.c.(interface{ CloseWrite() error })
+	if !ok {
+		return io.ErrClosedPipe
+	}
+	_ = rc.c.SetReadDeadline(time.Now().Add(ioTimeout))
+	return cw.CloseWrite()
 }

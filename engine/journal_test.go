@@ -25,7 +25,7 @@ func (j *fakeJournal) Append(jobs.Record) (uint64, error) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if j.full {
-		return 0, jobs.ErrOutOfMemory
+		return 0, jobs.ErrNoSpace
 	}
 	j.seq++
 	return j.seq, nil
@@ -76,17 +76,12 @@ func (j *fakeJournal) appended() uint64 {
 	return j.seq
 }
 
-// startJournaled starts a server on a queue with a fake journal; subscribe
-// says whether the server hears of commits or must poll for them.
-func startJournaled(t *testing.T, subscribe bool) (*Server, *fakeJournal) {
+// startJournaled starts a server on a queue with a fake journal. The
+// server hears of commits through the queue; nothing is polled.
+func startJournaled(t *testing.T) (*Server, *fakeJournal) {
 	j := &fakeJournal{}
 	q := jobs.New(jobs.Config{Journal: j})
-	s := startServer(t, func(c *Config) {
-		c.Queue = q
-		if subscribe {
-			c.Subscribe = j.Subscribe
-		}
-	})
+	s := startBackend(t, Backend{Queue: q})
 	return s, j
 }
 
@@ -101,25 +96,21 @@ func holding(t *testing.T, s *Server, n int) {
 }
 
 func TestRepliesWaitForCommit(t *testing.T) {
-	for _, sub := range []bool{true, false} {
-		t.Run(map[bool]string{true: "subscribed", false: "polled"}[sub], func(t *testing.T) {
-			s, j := startJournaled(t, sub)
-			c := dial(t, s)
-			c.send("put 0 0 10 1\r\nx\r\nuse foo\r\nlist-tube-used\r\nput 0 0 10 1\r\ny\r\n")
-			holding(t, s, 1)
-			// Commands after the held reply ran; only their replies wait.
-			require.Eventually(t, func() bool { return j.appended() == 2 }, ioTimeout, time.Millisecond)
-			assert.Contains(t, s.Queue().ListTubes(nil), "foo")
-			j.commitAll()
-			c.expect("INSERTED 1\r\nUSING foo\r\nUSING foo\r\nINSERTED 2\r\n")
-			holding(t, s, 0)
-			c.do("list-tube-used\r\n", "USING foo\r\n")
-		})
-	}
+	s, j := startJournaled(t)
+	c := dial(t, s)
+	c.send("put 0 0 10 1\r\nx\r\nuse foo\r\nlist-tube-used\r\nput 0 0 10 1\r\ny\r\n")
+	holding(t, s, 1)
+	// Commands after the held reply ran; only their replies wait.
+	require.Eventually(t, func() bool { return j.appended() == 2 }, ioTimeout, time.Millisecond)
+	assert.Contains(t, s.Queue().ListTubes(nil), "foo")
+	j.commitAll()
+	c.expect("INSERTED 1\r\nUSING foo\r\nUSING foo\r\nINSERTED 2\r\n")
+	holding(t, s, 0)
+	c.do("list-tube-used\r\n", "USING foo\r\n")
 }
 
 func TestCommitFailure(t *testing.T) {
-	s, j := startJournaled(t, true)
+	s, j := startJournaled(t)
 	c := dial(t, s)
 	c.send("put 0 0 10 1\r\nx\r\n")
 	holding(t, s, 1)
@@ -135,7 +126,7 @@ func TestCommitFailure(t *testing.T) {
 }
 
 func TestJournalFull(t *testing.T) {
-	s, j := startJournaled(t, true)
+	s, j := startJournaled(t)
 	j.mu.Lock()
 	j.full = true
 	j.mu.Unlock()
@@ -144,7 +135,7 @@ func TestJournalFull(t *testing.T) {
 }
 
 func TestQuitWaitsForCommit(t *testing.T) {
-	s, j := startJournaled(t, true)
+	s, j := startJournaled(t)
 	c := dial(t, s)
 	c.send("put 0 0 10 1\r\nx\r\nquit\r\nlist-tube-used\r\n")
 	holding(t, s, 1)
@@ -154,7 +145,7 @@ func TestQuitWaitsForCommit(t *testing.T) {
 }
 
 func TestHalfCloseWaitsForCommit(t *testing.T) {
-	s, j := startJournaled(t, true)
+	s, j := startJournaled(t)
 	c := dial(t, s)
 	c.send("put 0 0 10 1\r\nx\r\nlist-tube-used\r\n")
 	holding(t, s, 1)

@@ -1,34 +1,42 @@
 package engine
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
 	"net"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
-
-	"github.com/panjf2000/gnet/v2"
-	"golang.org/x/sys/unix"
+	"syscall"
+	"time"
 )
 
-// listenSpec is a parsed Config.Addr: the gnet address to try first and,
-// for the all-interfaces default, an IPv4-only fallback for hosts without
-// IPv6.
+// listenSpec is a parsed Config.Addr: what to give net.Listen.
 type listenSpec struct {
-	proto    string // gnet "proto://addr"
-	fallback string // "" or the address to try when proto fails
+	network  string // "tcp" or "unix"
+	address  string // host:port with the port resolved, or the socket's path
 	unixPath string // set for Unix sockets
+}
+
+// String is the address as the operator wrote it, for messages.
+func (l listenSpec) String() string {
+	if l.unixPath != "" {
+		return unixPrefix + l.unixPath
+	}
+	return l.address
 }
 
 // unixPrefix introduces a Unix socket path in Config.Addr, as in the
 // reference's "-l unix:/path".
 const unixPrefix = "unix:"
 
-// parseAddr turns Config.Addr into gnet addresses. For a Unix socket it
-// refuses a path that exists and is not a socket (gnet would remove it).
+// staleDialTimeout bounds the probe that tells a live Unix socket from one
+// left behind by a dead process.
+const staleDialTimeout = time.Second
+
+// parseAddr turns Config.Addr into a listenSpec.
 func parseAddr(addr string) (listenSpec, error) {
 	if p, ok := strings.CutPrefix(addr, unixPrefix); ok {
 		return parseUnix(p)
@@ -41,13 +49,10 @@ func parseAddr(addr string) (listenSpec, error) {
 	if err != nil {
 		return listenSpec{}, fmt.Errorf("engine: listen address %q: %w", addr, err)
 	}
-	hp := net.JoinHostPort(host, fmt.Sprint(pn))
-	if host == "" {
-		// An empty host makes gnet open one AF_INET6 socket with V6ONLY
-		// off: IPv4 and IPv6 on a single socket, like the reference.
-		return listenSpec{proto: "tcp://" + hp, fallback: "tcp4://0.0.0.0:" + fmt.Sprint(pn)}, nil
-	}
-	return listenSpec{proto: "tcp://" + hp}, nil
+	// An empty host makes Go open one AF_INET6 socket with V6ONLY off: IPv4
+	// and IPv6 on a single socket, like the reference (IPv4 only on a host
+	// without IPv6).
+	return listenSpec{network: "tcp", address: net.JoinHostPort(host, fmt.Sprint(pn))}, nil
 }
 
 func parseUnix(p string) (listenSpec, error) {
@@ -58,52 +63,82 @@ func parseUnix(p string) (listenSpec, error) {
 	if err != nil {
 		return listenSpec{}, fmt.Errorf("engine: unix socket path %q: %w", p, err)
 	}
-	u := (&url.URL{Scheme: "unix", Path: abs}).String()
-	if u != "unix://"+abs || strings.ContainsAny(abs, "%?#") {
-		return listenSpec{}, fmt.Errorf("engine: unix socket path %q has characters gnet cannot take", p)
+	return listenSpec{network: "unix", address: abs, unixPath: abs}, nil
+}
+
+// listen binds the socket. A Unix socket path that is already a socket is
+// replaced only when nothing answers on it (a stale one); any other file
+// there is an error.
+func listen(ctx context.Context, spec listenSpec, keepAlive time.Duration) (net.Listener, error) {
+	if spec.unixPath != "" {
+		if err := clearStaleSocket(ctx, spec.unixPath); err != nil {
+			return nil, err
+		}
 	}
-	fi, err := os.Lstat(abs)
+	lc := net.ListenConfig{KeepAlive: keepAlive}
+	ln, err := lc.Listen(ctx, spec.network, spec.address)
+	if err != nil {
+		return nil, bindError(spec, err)
+	}
+	return ln, nil
+}
+
+// clearStaleSocket removes a socket file that no server answers on, and
+// refuses to touch one that a server does answer on or a file that is not a
+// socket. The check and the bind that follows are not atomic: two servers
+// started at the same instant on the same stale path may still race.
+func clearStaleSocket(ctx context.Context, path string) error {
+	fi, err := os.Lstat(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
+		return nil
 	case err != nil:
-		return listenSpec{}, fmt.Errorf("engine: unix socket path: %w", err)
+		return fmt.Errorf("engine: unix socket path: %w", err)
 	case fi.Mode()&fs.ModeSocket == 0:
-		return listenSpec{}, fmt.Errorf("engine: %s exists and is not a socket", abs)
+		return fmt.Errorf("engine: %s exists and is not a socket", path)
 	}
-	return listenSpec{proto: u, unixPath: abs}, nil
-}
-
-// boundAddr asks the kernel which address the engine's listener is bound
-// to (gnet's Engine has no Addr, and port 0 must be resolved).
-func boundAddr(eng gnet.Engine) (net.Addr, error) {
-	fd, err := eng.Dup()
-	if err != nil {
-		return nil, err
-	}
-	defer unix.Close(fd)
-	sa, err := unix.Getsockname(fd)
-	if err != nil {
-		return nil, os.NewSyscallError("getsockname", err)
-	}
-	switch sa := sa.(type) {
-	case *unix.SockaddrInet4:
-		return &net.TCPAddr{IP: net.IP(append([]byte(nil), sa.Addr[:]...)), Port: sa.Port}, nil
-	case *unix.SockaddrInet6:
-		a := &net.TCPAddr{IP: net.IP(append([]byte(nil), sa.Addr[:]...)), Port: sa.Port}
-		if sa.ZoneId != 0 {
-			if ifc, err := net.InterfaceByIndex(int(sa.ZoneId)); err == nil {
-				a.Zone = ifc.Name
-			}
+	d := net.Dialer{Timeout: staleDialTimeout}
+	c, err := d.DialContext(ctx, "unix", path)
+	switch {
+	case err == nil:
+		_ = c.Close()
+		return fmt.Errorf("engine: %s%s: another server is listening on this socket", unixPrefix, path)
+	case errors.Is(err, syscall.ECONNREFUSED):
+		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("engine: removing the stale socket: %w", err)
 		}
-		return a, nil
-	case *unix.SockaddrUnix:
-		return &net.UnixAddr{Name: sa.Name, Net: "unix"}, nil
+		return nil
+	case errors.Is(err, syscall.EAGAIN):
+		// A full backlog: a live server that is slow to accept.
+		return fmt.Errorf("engine: %s%s: another server is listening on this socket", unixPrefix, path)
 	}
-	return nil, fmt.Errorf("engine: unexpected listener address %T", sa)
+	return fmt.Errorf("engine: %s%s: cannot tell whether the socket is in use: %w", unixPrefix, path, err)
 }
 
-// isNoIPv6 reports whether a listen error means the host has no IPv6.
-func isNoIPv6(err error) bool {
-	return errors.Is(err, unix.EAFNOSUPPORT) || errors.Is(err, unix.EADDRNOTAVAIL) ||
-		errors.Is(err, unix.EPROTONOSUPPORT)
+// BindError is a listen failure in the words of the reference's strerror
+// ("Address already in use", "Cannot assign requested address"), with the
+// address. Errno is the system's error, for errors.Is.
+type BindError struct {
+	Addr  string
+	Errno syscall.Errno
+}
+
+func (e *BindError) Error() string {
+	msg := e.Errno.Error()
+	if msg != "" {
+		msg = strings.ToUpper(msg[:1]) + msg[1:]
+	}
+	return "engine: bind " + e.Addr + ": " + msg
+}
+
+func (e *BindError) Unwrap() error { return e.Errno }
+
+// bindError turns net.Listen's error into a BindError when the system said
+// why.
+func bindError(spec listenSpec, err error) error {
+	var errno syscall.Errno
+	if errors.As(err, &errno) {
+		return &BindError{Addr: spec.String(), Errno: errno}
+	}
+	return fmt.Errorf("engine: listen on %s: %w", spec, err)
 }

@@ -113,8 +113,9 @@ func TestStopBeforeServe(t *testing.T) {
 func TestStopGraceful(t *testing.T) {
 	q := jobs.New(jobs.Config{})
 	ctx := context.Background()
-	s, err := Start(ctx, Config{Addr: "127.0.0.1:0", Logger: testLogger(t), Queue: q})
+	s, err := Listen(ctx, Config{Addr: "127.0.0.1:0", Logger: testLogger(t)})
 	require.NoError(t, err)
+	require.NoError(t, s.Serve(Backend{Queue: q}))
 	a, b := dialRaw(t, "tcp", addrOf(t, s)), dialRaw(t, "tcp", addrOf(t, s))
 	a.do("put 0 0 100 1\r\nx\r\nreserve\r\n", "INSERTED 1\r\nRESERVED 1 1\r\nx\r\n")
 	b.send("reserve\r\n")

@@ -2,30 +2,36 @@ package engine
 
 import (
 	"sync"
-
-	"github.com/panjf2000/gnet/v2"
 )
 
 // registry knows the open connections, and which of them need a nudge from
-// outside their event loop: stalled ones (a slow reader: re-examined on every
-// tick) and holding ones (replies waiting for a journal commit: woken on each
+// outside their event loop: stalled ones (a slow reader: re-examined by the
+// nudger) and holding ones (replies waiting for a journal commit: woken on each
 // commit). A nudge is gnet's Wake, which runs OnTraffic on the connection's
 // own loop.
 //
 // Concurrency: mu guards the maps. Event loops add and remove connections;
-// the ticker, the journal's goroutine and Stop read them. Wakes are issued
-// after mu is released.
+// the nudger, the idle sweeper, the journal's goroutine and Stop read them.
+// Wakes are issued after mu is released.
 type registry struct {
 	mu      sync.Mutex
 	all     map[*conn]struct{}
 	stalled map[*conn]struct{}
 	holding map[*conn]struct{}
+
+	// nudgeKick tells the nudger that a connection needs polling.
+	nudgeKick chan struct{}
+	// idleKick tells the idle sweeper that a connection may have a new,
+	// earlier idle deadline (it opened, or its reserve ended).
+	idleKick chan struct{}
 }
 
 func (r *registry) init() {
 	r.all = make(map[*conn]struct{})
 	r.stalled = make(map[*conn]struct{})
 	r.holding = make(map[*conn]struct{})
+	r.nudgeKick = make(chan struct{}, 1)
+	r.idleKick = make(chan struct{}, 1)
 }
 
 // add registers a new connection and returns how many are open.
@@ -67,27 +73,34 @@ func (r *registry) set(m map[*conn]struct{}, cn *conn, on bool) {
 	} else {
 		delete(m, cn)
 	}
+	first := on && len(m) == 1 && len(r.stalled) > 0
 	r.mu.Unlock()
+	if first {
+		kick(r.nudgeKick)
+	}
 }
 
-// wakeStalled wakes every stalled connection, and the holding ones too when
-// no journal subscription announces commits. Called from the ticker.
-func (r *registry) wakeStalled(alsoHolding bool) {
+// needsNudge reports whether some connection must be polled.
+func (r *registry) needsNudge() bool {
 	r.mu.Lock()
-	if len(r.stalled) == 0 && (!alsoHolding || len(r.holding) == 0) {
+	defer r.mu.Unlock()
+	return len(r.stalled) > 0
+}
+
+// wakeStalled wakes every stalled connection. Called from the ticker.
+func (r *registry) wakeStalled() {
+	r.mu.Lock()
+	if len(r.stalled) == 0 {
 		r.mu.Unlock()
 		return
 	}
 	cs := collect(nil, r.stalled)
-	if alsoHolding {
-		cs = collect(cs, r.holding)
-	}
 	r.mu.Unlock()
 	wakeAll(cs)
 }
 
 // wakeHolding wakes every connection holding replies for a journal commit.
-// It is the function given to the journal's Subscribe.
+// Called on every commit (Server.committed).
 func (r *registry) wakeHolding() {
 	r.mu.Lock()
 	if len(r.holding) == 0 {
@@ -103,7 +116,7 @@ func (r *registry) wakeHolding() {
 // returns how many there are (Stop waits for zero).
 func (r *registry) wakeBusy() int {
 	r.mu.Lock()
-	var cs []gnet.Conn
+	var cs []transport
 	for cn := range r.all {
 		if cn.busy.Load() {
 			cs = append(cs, cn.gc)
@@ -114,14 +127,14 @@ func (r *registry) wakeBusy() int {
 	return len(cs)
 }
 
-func collect(dst []gnet.Conn, m map[*conn]struct{}) []gnet.Conn {
+func collect(dst []transport, m map[*conn]struct{}) []transport {
 	for cn := range m {
 		dst = append(dst, cn.gc)
 	}
 	return dst
 }
 
-func wakeAll(cs []gnet.Conn) {
+func wakeAll(cs []transport) {
 	for _, c := range cs {
 		_ = c.Wake(nil)
 	}

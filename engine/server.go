@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"sync"
 	"sync/atomic"
@@ -19,26 +20,28 @@ import (
 // concurrent use.
 type Server struct {
 	cfg     Config
+	tokens  tokenSet // Config.AuthTokens, hashed
 	log     zerolog.Logger
 	verbose int
 	spec    listenSpec
 
 	// Set once before serving starts; read-only afterwards.
-	queue     *jobs.Queue
-	binlog    func() BinlogStats
-	subscribe bool
-	proc      procInfo
+	queue   *jobs.Queue
+	binlog  func() BinlogStats
+	proc    procInfo
+	commits broadcast // closed and renewed on every journal commit
 
-	eng  gnet.Engine // set in OnBoot
-	addr net.Addr    // set in OnBoot
+	plain *acceptor    // the plain listener, bound by Listen; nil with NoPlainListener
+	tls   *tlsServer   // the TLS listener and its connections; nil without TLSAddr
+	addr  net.Addr     // the plain listener's address (else the TLS one's)
+	cli   *gnet.Client // the event loops, started by Serve
 
-	booted  chan struct{} // closed when the listener is bound
-	serveCh chan struct{} // closed by Serve: OnBoot lets the loops start
-	abortCh chan struct{} // closed by Stop before Serve: OnBoot shuts down
-	done    chan struct{} // closed when gnet.Run has returned
-	runErr  error         // gnet.Run's result, read after done
+	stopCh chan struct{} // closed when Stop begins
+	done   chan struct{} // closed when the server has stopped
+	runErr error         // why the server stopped on its own, read after done
 
 	reg        registry
+	open       atomic.Int64 // connections accepted and not yet closed
 	stopping   atomic.Bool
 	serveOnce  sync.Once
 	stopOnce   sync.Once
@@ -46,21 +49,18 @@ type Server struct {
 	queueDone  chan struct{}
 	finishers  sync.WaitGroup
 	servedFlag atomic.Bool
-	refusals   atomic.Int64 // connections refused over MaxConns (logged once)
+
+	overCap, noFiles, acceptErrs rateLog // warnings, at most one a second each
+	heldState                            // memory held for slow clients (budget.go)
+
+	now    func() int64 // the idle clock (ns); tests replace it before Serve
+	timers              // the nudger's and the idle sweeper's (nudge.go)
 }
 
-// Backend is what a Server serves: the queue and the journal's hooks. It is
-// given to Serve when it is only known after the socket is bound (the
-// daemon drops privileges, then opens its journal). Zero fields fall back to
-// the Config's.
-type Backend struct {
-	Queue       *jobs.Queue
-	BinlogStats func() BinlogStats
-	Subscribe   func(fn func())
-}
-
-// Start listens on cfg.Addr and serves. It returns once the socket is bound
-// and connections are being accepted; ctx bounds only that start-up.
+// Start listens on cfg.Addr and serves a fresh in-memory queue (the zero
+// Backend). It returns once the socket is bound and connections are being
+// accepted; ctx bounds only that start-up. To serve a queue of one's own,
+// use Listen then Serve.
 func Start(ctx context.Context, cfg Config) (*Server, error) {
 	s, err := Listen(ctx, cfg)
 	if err != nil {
@@ -81,62 +81,81 @@ func Listen(ctx context.Context, cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	spec, err := parseAddr(cfg.Addr)
-	if err != nil {
-		return nil, err
+	var spec listenSpec
+	if cfg.Listener == nil && cfg.Addr != NoPlainListener {
+		if spec, err = parseAddr(cfg.Addr); err != nil {
+			return nil, err
+		}
 	}
 	s := &Server{
-		cfg: cfg, log: cfg.Logger, verbose: cfg.Verbose, spec: spec,
-		proc: loadProcInfo(cfg.Version),
+		cfg: cfg, log: cfg.Logger, verbose: verbosityOf(cfg.Logger), spec: spec,
+		proc: loadProcInfo(cfg.Version), tokens: newTokenSet(cfg.AuthTokens),
+		stopCh: make(chan struct{}),
+		done:   make(chan struct{}),
 	}
 	s.reg.init()
-	err = s.boot(ctx, spec.proto)
-	if err != nil && spec.fallback != "" && isNoIPv6(err) {
-		s.log.Warn().Err(err).Msg("no IPv6 on this host; listening on IPv4 only")
-		err = s.boot(ctx, spec.fallback)
-	}
-	if err != nil {
+	start := time.Now()
+	s.now = func() int64 { return int64(time.Since(start)) }
+	s.newTimer = realTimer
+	if err := s.bind(ctx, spec); err != nil {
+		if s.plain != nil {
+			s.plain.close(false)
+		}
 		return nil, err
 	}
 	return s, nil
 }
 
-// boot runs gnet on proto in a goroutine and waits until it is bound.
-func (s *Server) boot(ctx context.Context, proto string) error {
-	s.booted = make(chan struct{})
-	s.serveCh = make(chan struct{})
-	s.abortCh = make(chan struct{})
-	s.done = make(chan struct{})
-	opts := s.gnetOptions()
-	go func(done chan struct{}) {
-		s.runErr = gnet.Run(&handler{s: s}, proto, opts...)
-		close(done)
-	}(s.done)
-	select {
-	case <-s.booted:
-		return nil
-	case <-s.done:
-		if s.runErr == nil {
-			s.runErr = errors.New("engine: gnet stopped before it was bound")
+// bind opens the plain listener (or takes Config.Listener) and the TLS
+// one.
+func (s *Server) bind(ctx context.Context, spec listenSpec) error {
+	ln := s.cfg.Listener
+	if ln == nil && s.cfg.Addr != NoPlainListener {
+		var err error
+		if ln, err = listen(ctx, spec, s.cfg.KeepAlive); err != nil {
+			return err
 		}
-		return s.runErr
-	case <-ctx.Done():
-		close(s.abortCh)
-		<-s.done
-		return ctx.Err()
 	}
+	if ln != nil {
+		a, err := newAcceptor(ln, s.admit)
+		if err != nil {
+			_ = ln.Close()
+			return err
+		}
+		s.plain, s.addr = a, ln.Addr()
+	}
+	if s.cfg.TLSAddr == "" {
+		if s.plain == nil {
+			return errors.New("engine: no listener: the plain one is off and no TLSAddr is set")
+		}
+		return nil
+	}
+	t, err := s.listenTLS(ctx)
+	if err != nil {
+		return err
+	}
+	s.tls = t
+	if s.addr == nil {
+		s.addr = t.acc.ln.Addr()
+	}
+	return nil
 }
 
-// gnetOptions translates the Config into gnet's options.
+// TLSAddr returns the TLS listener's address, or nil without one.
+func (s *Server) TLSAddr() net.Addr {
+	if s.tls == nil {
+		return nil
+	}
+	return s.tls.acc.ln.Addr()
+}
+
+// gnetOptions translates the Config into gnet's options. The listener's
+// accept already set TCP_NODELAY (Go's default) and keep-alive
+// (ListenConfig), so gnet sets neither again.
 func (s *Server) gnetOptions() []gnet.Option {
 	opts := []gnet.Option{
-		gnet.WithReuseAddr(true),
-		gnet.WithTCPNoDelay(gnet.TCPNoDelay),
-		gnet.WithTicker(true),
+		gnet.WithTCPNoDelay(gnet.TCPDelay),
 		gnet.WithLogger(gnetLogger{s.log}),
-	}
-	if s.cfg.KeepAlive > 0 {
-		opts = append(opts, gnet.WithTCPKeepAlive(s.cfg.KeepAlive))
 	}
 	if s.cfg.EventLoops > 0 {
 		opts = append(opts, gnet.WithNumEventLoop(s.cfg.EventLoops))
@@ -146,18 +165,37 @@ func (s *Server) gnetOptions() []gnet.Option {
 	return opts
 }
 
-// Serve starts accepting connections on the socket bound by Listen. It may
-// be called once; b's zero fields fall back to the Config's, and with no
-// queue at all the Server creates one and drives its timers.
+// Serve starts accepting connections on the socket bound by Listen, serving
+// b. It may be called once; with no queue in b the Server creates one and
+// drives its timers.
 func (s *Server) Serve(b Backend) error {
 	err := errors.New("engine: Serve called twice or after Stop")
 	s.serveOnce.Do(func() {
 		if s.stopping.Load() {
 			return
 		}
+		cli, cerr := gnet.NewClient(&handler{s: s}, s.gnetOptions()...)
+		if cerr == nil {
+			cerr = cli.Start()
+		}
+		if cerr != nil {
+			err = fmt.Errorf("engine: starting the event loops: %w", cerr)
+			return
+		}
 		s.setBackend(b)
+		s.cli = cli
 		s.servedFlag.Store(true)
-		close(s.serveCh)
+		if s.plain != nil {
+			go s.acceptLoop(s.plain)
+		}
+		if s.tls != nil {
+			go s.acceptLoop(s.tls.acc)
+		}
+		go s.nudge()
+		if s.cfg.IdleTimeout > 0 {
+			go s.sweepIdle()
+		}
+		s.logListening()
 		err = nil
 	})
 	return err
@@ -165,15 +203,6 @@ func (s *Server) Serve(b Backend) error {
 
 // setBackend installs the queue and hooks before any connection exists.
 func (s *Server) setBackend(b Backend) {
-	if b.Queue == nil {
-		b.Queue = s.cfg.Queue
-	}
-	if b.BinlogStats == nil {
-		b.BinlogStats = s.cfg.BinlogStats
-	}
-	if b.Subscribe == nil {
-		b.Subscribe = s.cfg.Subscribe
-	}
 	if b.Queue == nil {
 		b.Queue = jobs.New(jobs.Config{})
 		ctx, cancel := context.WithCancel(context.Background())
@@ -184,10 +213,7 @@ func (s *Server) setBackend(b Backend) {
 		}()
 	}
 	s.queue, s.binlog = b.Queue, b.BinlogStats
-	if b.Subscribe != nil {
-		s.subscribe = true
-		b.Subscribe(s.reg.wakeHolding)
-	}
+	b.Queue.Subscribe(s.committed)
 	s.proc.start = time.Now()
 }
 
@@ -202,11 +228,12 @@ func (s *Server) Queue() *jobs.Queue {
 	return s.queue
 }
 
-// Done is closed when the server has stopped, after Stop or because gnet
-// failed (then Err says why).
+// Done is closed when the server has stopped, after Stop (Err then says
+// why, if it stopped on its own).
 func (s *Server) Done() <-chan struct{} { return s.done }
 
-// Err returns why gnet stopped, once Done is closed; nil after a clean Stop.
+// Err returns why the server stopped, once Done is closed; nil after a
+// clean Stop.
 func (s *Server) Err() error {
 	select {
 	case <-s.done:

@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/stalkd/stalkd/codec"
 )
 
 // tubeStatsDoc is the whole stats-tube reply for a tube holding n ready
@@ -75,10 +77,10 @@ var statsValue = map[string]*regexp.Regexp{
 }
 
 func TestStatsDocument(t *testing.T) {
-	s := startServer(t, func(c *Config) {
+	binlog := func() BinlogStats { return BinlogStats{OldestIndex: 3, CurrentIndex: 5, MaxSize: 4096} }
+	s := startBackend(t, Backend{BinlogStats: binlog}, func(c *Config) {
 		c.Version = "9.9.9"
 		c.MaxJobSize = 1000
-		c.BinlogStats = func() BinlogStats { return BinlogStats{OldestIndex: 3, CurrentIndex: 5, MaxSize: 4096} }
 	})
 	c := dial(t, s)
 	c.do("put 0 0 10 1\r\nx\r\nreserve-job 1\r\nkick-job 1\r\n", "INSERTED 1\r\nRESERVED 1 1\r\nx\r\nNOT_FOUND\r\n")
@@ -112,7 +114,7 @@ func TestStatsDocument(t *testing.T) {
 	} {
 		assert.Equal(t, want, vals[k], k)
 	}
-	assert.Equal(t, uint64(1), s.Queue().Stats().Cmds[22], "reserve-job is counted, not reported")
+	assert.Equal(t, uint64(1), s.Queue().Stats().Cmds[codec.OpReserveJob], "reserve-job is counted, not reported")
 }
 
 func TestKVTime(t *testing.T) {

@@ -17,32 +17,16 @@ import (
 // so that both YAML parsers and clients that split lines by hand read them. Written with
 // strconv.Append* into a reused buffer: no fmt, no allocation once warm.
 
-// cmdKeys are the reported cmd-* keys, indexed by jobs.Cmd. reserve-job and
-// kick-job are counted but, as in the reference, never reported.
-var cmdKeys = [jobs.CmdPauseTube + 1]string{
-	jobs.CmdPut:                "cmd-put",
-	jobs.CmdPeek:               "cmd-peek",
-	jobs.CmdPeekReady:          "cmd-peek-ready",
-	jobs.CmdPeekDelayed:        "cmd-peek-delayed",
-	jobs.CmdPeekBuried:         "cmd-peek-buried",
-	jobs.CmdReserve:            "cmd-reserve",
-	jobs.CmdReserveWithTimeout: "cmd-reserve-with-timeout",
-	jobs.CmdDelete:             "cmd-delete",
-	jobs.CmdRelease:            "cmd-release",
-	jobs.CmdUse:                "cmd-use",
-	jobs.CmdWatch:              "cmd-watch",
-	jobs.CmdIgnore:             "cmd-ignore",
-	jobs.CmdBury:               "cmd-bury",
-	jobs.CmdKick:               "cmd-kick",
-	jobs.CmdTouch:              "cmd-touch",
-	jobs.CmdStats:              "cmd-stats",
-	jobs.CmdStatsJob:           "cmd-stats-job",
-	jobs.CmdStatsTube:          "cmd-stats-tube",
-	jobs.CmdListTubes:          "cmd-list-tubes",
-	jobs.CmdListTubeUsed:       "cmd-list-tube-used",
-	jobs.CmdListTubesWatched:   "cmd-list-tubes-watched",
-	jobs.CmdPauseTube:          "cmd-pause-tube",
-}
+// reported lists the commands the stats document reports, in its order,
+// from codec's command table. The counters are indexed by op.
+var reported = func() (r []codec.Spec) {
+	for _, s := range codec.Commands() {
+		if s.Stat != "" {
+			r = append(r, s)
+		}
+	}
+	return r
+}()
 
 const yamlHeader = "---\n"
 
@@ -114,8 +98,8 @@ func (s *Server) appendStats(dst []byte, st *jobs.Stats) []byte {
 	dst = kvInt(dst, "current-jobs-reserved", st.Reserved)
 	dst = kvInt(dst, "current-jobs-delayed", st.Delayed)
 	dst = kvInt(dst, "current-jobs-buried", st.Buried)
-	for c, key := range cmdKeys {
-		dst = kvUint(dst, key, st.Cmds[c])
+	for _, c := range reported {
+		dst = kvUint(dst, c.Stat, st.Cmds[c.Op])
 	}
 	dst = kvUint(dst, "job-timeouts", st.JobTimeouts)
 	dst = kvUint(dst, "total-jobs", st.TotalJobs)

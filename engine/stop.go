@@ -13,9 +13,9 @@ const drainPoll = 5 * time.Millisecond
 // once its context has expired.
 const closeGrace = time.Second
 
-// Stop shuts the server down gracefully: it stops accepting (new
-// connections are closed at once) and executing (commands not yet executed
-// are dropped), waits until every reply already due is written (including
+// Stop shuts the server down gracefully: it closes the listener (new
+// clients are refused by the kernel) and stops executing (commands not yet
+// executed are dropped), waits until every reply already due is written (including
 // replies waiting for a journal commit), then closes all connections -
 // which returns their reserved jobs to ready - and, if the Server created
 // the queue, stops the queue's timers. Clients blocked in reserve are
@@ -29,16 +29,31 @@ func (s *Server) Stop(ctx context.Context) error {
 
 func (s *Server) stop(ctx context.Context) error {
 	s.stopping.Store(true)
+	close(s.stopCh)
+	s.serveOnce.Do(func() {}) // waits for a Serve in progress; no Serve after
+	served := s.servedFlag.Load()
+	// New clients are refused by the kernel from now.
+	if s.plain != nil {
+		s.plain.close(served)
+	}
+	if s.tls != nil {
+		s.tls.acc.close(served)
+	}
 	var err error
-	select {
-	case <-s.serveCh:
+	if served {
 		err = s.drain(ctx)
-		// Engine.Stop polls for completion every 500ms; shutting down
-		// starts at once, and s.done tells when it is over.
-		go func() { _ = s.eng.Stop(context.Background()) }()
-	default:
-		// Never served: OnBoot is still waiting; let it shut gnet down.
-		close(s.abortCh)
+		// Client.Stop closes every connection (OnClose returns their
+		// reserved jobs) and waits for the loops to exit; so does
+		// closing the TLS connections.
+		go func() {
+			_ = s.cli.Stop()
+			if s.tls != nil {
+				s.tls.closeAll()
+			}
+			close(s.done)
+		}()
+	} else {
+		close(s.done)
 	}
 	select {
 	case <-s.done:

@@ -7,55 +7,9 @@ import (
 	"github.com/stalkd/stalkd/jobs"
 )
 
-// The two tables at the edge between the wire and the queue: which counter a
-// decoded command bumps, and which word answers a queue error.
-
-// notCounted marks ops with no cmd-* counter.
-const notCounted = jobs.NumCmds
-
-// cmdOf maps a decoded op to the counter the reference bumps for it. The two
-// halves of a put count once, on the line (OpPutHeader); quit is not counted.
-var cmdOf = [codec.NumOps]jobs.Cmd{
-	codec.OpNone:               notCounted,
-	codec.OpPutHeader:          jobs.CmdPut,
-	codec.OpPut:                notCounted,
-	codec.OpPeek:               jobs.CmdPeek,
-	codec.OpPeekReady:          jobs.CmdPeekReady,
-	codec.OpPeekDelayed:        jobs.CmdPeekDelayed,
-	codec.OpPeekBuried:         jobs.CmdPeekBuried,
-	codec.OpReserve:            jobs.CmdReserve,
-	codec.OpReserveWithTimeout: jobs.CmdReserveWithTimeout,
-	codec.OpReserveJob:         jobs.CmdReserveJob,
-	codec.OpDelete:             jobs.CmdDelete,
-	codec.OpRelease:            jobs.CmdRelease,
-	codec.OpBury:               jobs.CmdBury,
-	codec.OpKick:               jobs.CmdKick,
-	codec.OpKickJob:            jobs.CmdKickJob,
-	codec.OpTouch:              jobs.CmdTouch,
-	codec.OpStatsJob:           jobs.CmdStatsJob,
-	codec.OpStatsTube:          jobs.CmdStatsTube,
-	codec.OpStats:              jobs.CmdStats,
-	codec.OpUse:                jobs.CmdUse,
-	codec.OpWatch:              jobs.CmdWatch,
-	codec.OpIgnore:             jobs.CmdIgnore,
-	codec.OpListTubesWatched:   jobs.CmdListTubesWatched,
-	codec.OpListTubeUsed:       jobs.CmdListTubeUsed,
-	codec.OpListTubes:          jobs.CmdListTubes,
-	codec.OpQuit:               notCounted,
-	codec.OpPauseTube:          jobs.CmdPauseTube,
-	codec.OpClearTube:          jobs.CmdClearTube,
-	codec.OpListJobs:           jobs.CmdListJobs,
-	codec.OpStatsCluster:       jobs.CmdStatsCluster,
-}
-
-// counterOf returns the counter of op and whether it has one.
-func counterOf(op codec.Op) (jobs.Cmd, bool) {
-	if int(op) >= len(cmdOf) {
-		return notCounted, false
-	}
-	c := cmdOf[op]
-	return c, c != notCounted
-}
+// The table at the edge between the wire and the queue: which word answers
+// a queue error. (What each command is, is declared in codec's command
+// table; what it does, in handlers.)
 
 // errorWords maps each queue error to its reply, CRLF included. Anything
 // not listed (a journal failure, a bug) answers INTERNAL_ERROR.
@@ -69,7 +23,7 @@ var errorWords = [...]struct {
 	{jobs.ErrTimedOut, codec.TimedOut},
 	{jobs.ErrDeadlineSoon, codec.DeadlineSoon},
 	{jobs.ErrDraining, codec.Draining},
-	{jobs.ErrOutOfMemory, codec.OutOfMemory},
+	{jobs.ErrNoSpace, codec.OutOfMemory},
 	{jobs.ErrJournal, codec.InternalError},
 }
 

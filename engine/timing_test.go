@@ -27,7 +27,7 @@ type manualServer struct {
 func startManual(t *testing.T, mutate ...func(*Config)) *manualServer {
 	clk := jobs.NewManualClock(clockStart)
 	q := jobs.New(jobs.Config{Clock: clk})
-	s := startServer(t, append(mutate, func(c *Config) { c.Queue = q })...)
+	s := startBackend(t, Backend{Queue: q}, mutate...)
 	return &manualServer{Server: s, clk: clk, q: q}
 }
 

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rs/zerolog"
 	"github.com/stretchr/testify/require"
 )
 
@@ -232,7 +233,7 @@ func TestTranscripts(t *testing.T) {
 		t.Run(tr.name, func(t *testing.T) {
 			s := startServer(t, func(c *Config) {
 				c.MaxJobSize = tr.maxJob
-				c.Verbose = 2
+				c.Logger = c.Logger.Level(zerolog.TraceLevel)
 			})
 			tg := target{addr: addrOf(t, s), waiting: func() int { return int(s.Queue().Stats().Waiting) }}
 			got := tr.run(t, tg, *update)

@@ -6,7 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/stalkd/stalkd/fuzz/jobsmodel"
+	"github.com/stalkd/stalkd/jobs/jobsmodel"
 )
 
 // maxQueueOps bounds the operations of one input, so that every input runs
@@ -16,7 +16,7 @@ const maxQueueOps = 400
 // FuzzQueue reads the input as a command tape for one to four sessions of
 // a jobs.Queue - five bytes per operation: kind, session, three argument
 // bytes (see jobsmodel.Harness.DecodeOp) - and runs it against the queue
-// and against the naive model of package fuzz/jobsmodel, comparing every
+// and against the naive model of package jobs/jobsmodel, comparing every
 // reply and the whole observable state after each operation.
 //
 //	go test ./fuzz -run=^$ -fuzz=FuzzQueue -fuzztime=3m

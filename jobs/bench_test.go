@@ -15,7 +15,7 @@ func BenchmarkPutReserveDelete(b *testing.B) {
 	s := q.NewSession(nil)
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, _, err := s.Put(PutRequest{Pri: 1, TTR: time.Minute, Body: benchBody}); err != nil {
+		if _, _, err := s.Put(PutRequest{Pri: 1, TTR: time.Minute, Wire: benchBody}); err != nil {
 			b.Fatal(err)
 		}
 		d, err := s.Reserve(0)
@@ -37,7 +37,7 @@ func BenchmarkPutReserveDeleteParallel(b *testing.B) {
 		s := q.NewSession(nil)
 		defer s.Close()
 		for pb.Next() {
-			if _, _, err := s.Put(PutRequest{Pri: 1, TTR: time.Minute, Body: benchBody}); err != nil {
+			if _, _, err := s.Put(PutRequest{Pri: 1, TTR: time.Minute, Wire: benchBody}); err != nil {
 				b.Fatal(err)
 			}
 			d, err := s.Reserve(0)
@@ -64,7 +64,7 @@ func BenchmarkHandOffToWaiter(b *testing.B) {
 		if _, err := w.Reserve(-1); err != ErrWaiting {
 			b.Fatal(err)
 		}
-		if _, _, err := p.Put(PutRequest{TTR: time.Minute, Body: benchBody}); err != nil {
+		if _, _, err := p.Put(PutRequest{TTR: time.Minute, Wire: benchBody}); err != nil {
 			b.Fatal(err)
 		}
 		d, err := w.TakeOutcome()
@@ -84,7 +84,7 @@ func BenchmarkDelayedPutExpiry(b *testing.B) {
 	s := q.NewSession(nil)
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, _, err := s.Put(PutRequest{Delay: time.Second, TTR: time.Minute, Body: benchBody}); err != nil {
+		if _, _, err := s.Put(PutRequest{Delay: time.Second, TTR: time.Minute, Wire: benchBody}); err != nil {
 			b.Fatal(err)
 		}
 		clk.Advance(time.Second)

@@ -41,6 +41,3 @@ func (c *ManualClock) Now() int64 { return c.now.Load() }
 
 // Advance moves the clock forward by d.
 func (c *ManualClock) Advance(d time.Duration) { c.now.Add(int64(d)) }
-
-// Set moves the clock to t; it must not be earlier than Now.
-func (c *ManualClock) Set(t int64) { c.now.Store(t) }

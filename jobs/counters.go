@@ -2,12 +2,12 @@ package jobs
 
 import "sync/atomic"
 
-// counter names a server-wide statistic. The first NumCmds are the command
-// counters, indexed by Cmd.
+// counter names a server-wide statistic. The first MaxCommands are the
+// command counters, indexed as the caller of Session.Count chose.
 type counter int
 
 const (
-	cUrgent counter = iota + counter(NumCmds)
+	cUrgent counter = iota + MaxCommands
 	cReady
 	cReserved
 	cDelayed

@@ -14,7 +14,7 @@
 //	q := jobs.New(jobs.Config{})
 //	go q.Run(ctx)                      // drives delays, TTRs, pauses, timeouts
 //	s := q.NewSession(nil)
-//	id, _, _ := s.Put(jobs.PutRequest{Pri: 10, TTR: time.Minute, Body: []byte("hello\r\n")})
+//	id, _, _ := s.Put(jobs.PutRequest{Pri: 10, TTR: time.Minute, Body: []byte("hello")})
 //	job, _ := s.Reserve(0)            // 0: do not wait
 //	_, _ = s.Delete(job.ID)
 //

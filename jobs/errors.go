@@ -23,13 +23,15 @@ var (
 	// ErrWaiting: Reserve found no job and the session now waits; the outcome
 	// arrives later through the session's wake function and TakeOutcome.
 	ErrWaiting = errors.New("jobs: waiting for a job")
-	// ErrOutOfMemory: the journal has no room for the record (disk full).
-	ErrOutOfMemory = errors.New("jobs: no room in the journal")
+	// ErrNoSpace: the journal has no room for the record (the disk is full);
+	// the protocol answers OUT_OF_MEMORY, as the reference does.
+	ErrNoSpace = errors.New("jobs: no room in the journal")
 	// ErrBadState: a job state that an operation does not take (ListJobs).
 	ErrBadState = errors.New("jobs: bad job state")
 	// ErrJournal: the journal failed; the change was not made durable.
 	ErrJournal = errors.New("jobs: journal failure")
 )
 
-// ErrBadBody: a PutRequest body that does not end in "\r\n".
-var ErrBadBody = errors.New("jobs: job body must end in CRLF")
+// ErrBadBody: a PutRequest.Wire, or a restored record's body, that does not
+// end in "\r\n".
+var ErrBadBody = errors.New("jobs: framed job body must end in CRLF")

@@ -21,12 +21,12 @@ func Example() {
 	if _, err := worker.Reserve(-1); err == jobs.ErrWaiting {
 		fmt.Println("worker waits")
 	}
-	id, _, _ := producer.Put(jobs.PutRequest{Pri: 1, TTR: 30 * time.Second, Body: []byte("resize img-42\r\n")})
+	id, _, _ := producer.Put(jobs.PutRequest{Pri: 1, TTR: 30 * time.Second, Body: []byte("resize img-42")})
 	job, _ := worker.TakeOutcome()
 	fmt.Printf("job %d: %s\n", job.ID, job.Body())
 
 	// A delayed job becomes ready when the clock says so.
-	_, _, _ = producer.Put(jobs.PutRequest{Delay: 10 * time.Second, Body: []byte("later\r\n")})
+	_, _, _ = producer.Put(jobs.PutRequest{Delay: 10 * time.Second, Body: []byte("later")})
 	clock.Advance(10 * time.Second)
 	q.Tick()
 	fmt.Println("ready:", q.Stats().Ready)

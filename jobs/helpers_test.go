@@ -52,7 +52,7 @@ func (f *fixture) put(s *Session, pri uint32, delay time.Duration) uint64 {
 func (f *fixture) putTTR(s *Session, pri uint32, delay, ttr time.Duration) uint64 {
 	f.t.Helper()
 	id := f.q.NextID()
-	got, _, err := s.Put(PutRequest{ID: id, Pri: pri, Delay: delay, TTR: ttr, Body: bodyOf(id)})
+	got, _, err := s.Put(PutRequest{ID: id, Pri: pri, Delay: delay, TTR: ttr, Wire: bodyOf(id)})
 	require.NoError(f.t, err)
 	require.Equal(f.t, id, got)
 	return id

@@ -52,7 +52,7 @@ type Record struct {
 // takes.
 type Journal interface {
 	// Append buffers rec and returns its sequence number: numbers grow by one
-	// per record, in Append order. It fails at once with ErrOutOfMemory when
+	// per record, in Append order. It fails at once with ErrNoSpace when
 	// the record cannot be given room, or ErrJournal after a write failure;
 	// the queue then leaves its state unchanged.
 	Append(rec Record) (seq uint64, err error)

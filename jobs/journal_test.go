@@ -65,7 +65,7 @@ func TestJournalRecords(t *testing.T) {
 	f.watch(s, "jt")
 	f.ignore(s, "default")
 
-	id, seq, err := s.Put(PutRequest{ID: f.q.NextID(), Pri: 3, Delay: 2 * time.Second, TTR: 4 * time.Second, Body: bodyOf(1)})
+	id, seq, err := s.Put(PutRequest{ID: f.q.NextID(), Pri: 3, Delay: 2 * time.Second, TTR: 4 * time.Second, Wire: bodyOf(1)})
 	require.NoError(t, err)
 	require.Equal(t, uint64(1), id)
 	assert.Equal(t, uint64(1), seq)
@@ -140,11 +140,11 @@ func TestJournalFailureChangesNothing(t *testing.T) {
 	}
 	jr.take()
 
-	for _, fail := range []error{ErrOutOfMemory, ErrJournal} {
+	for _, fail := range []error{ErrNoSpace, ErrJournal} {
 		jr.fail = fail
 		ops := map[string]func() error{
 			"put": func() error {
-				_, _, err := s.Put(PutRequest{Body: body("x")})
+				_, _, err := s.Put(PutRequest{Wire: body("x")})
 				return err
 			},
 			"delete":         func() error { _, err := s.Delete(ready); return err },

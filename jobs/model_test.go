@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stalkd/stalkd/fuzz/jobsmodel"
+	"github.com/stalkd/stalkd/jobs/jobsmodel"
 )
 
 var (
@@ -17,7 +17,7 @@ var (
 
 // TestModel runs long random operation sequences - several sessions,
 // several tubes, every operation, time moving - against the queue and
-// against a deliberately naive model of it (package fuzz/jobsmodel), and
+// against a deliberately naive model of it (package jobs/jobsmodel), and
 // compares every reply and the whole observable state after each step.
 // A failure prints its seed: go test ./jobs -run TestModel -model.seed=N
 func TestModel(t *testing.T) {

@@ -22,19 +22,40 @@ func TestPutReadyOrDelayed(t *testing.T) {
 func TestPutRejects(t *testing.T) {
 	f := newFixture(t)
 	s, _ := f.session()
-	for _, b := range [][]byte{nil, []byte("x"), []byte("ab\n"), []byte("ab\r")} {
-		_, _, err := s.Put(PutRequest{Body: b})
+	for _, b := range [][]byte{{}, []byte("x"), []byte("ab\n"), []byte("ab\r")} {
+		_, _, err := s.Put(PutRequest{Wire: b})
 		assert.ErrorIs(t, err, ErrBadBody, "%q", b)
 	}
 	f.q.SetDraining(true)
 	require.True(t, f.q.Draining())
-	id, _, err := s.Put(PutRequest{Body: body("x")})
+	id, _, err := s.Put(PutRequest{Wire: body("x")})
 	assert.ErrorIs(t, err, ErrDraining)
 	f.q.SetDraining(false)
-	next, _, err := s.Put(PutRequest{Body: body("y")})
+	next, _, err := s.Put(PutRequest{Wire: body("y")})
 	require.NoError(t, err)
 	assert.Equal(t, id+1, next, "a refused put spends its id")
 	assert.Equal(t, uint64(1), f.q.Stats().TotalJobs)
+}
+
+// A bare Body is copied and framed once; the caller keeps its slice.
+func TestPutBareBody(t *testing.T) {
+	f := newFixture(t)
+	s, _ := f.session()
+	data := []byte("hello\r\nworld")
+	id, _, err := s.Put(PutRequest{Body: data})
+	require.NoError(t, err)
+	copy(data, "HELLO")
+	d, err := f.q.Peek(id)
+	require.NoError(t, err)
+	assert.Equal(t, "hello\r\nworld", string(d.Body()), "copied: later changes to the caller's slice do not show")
+	assert.Equal(t, "hello\r\nworld\r\n", string(d.Wire()))
+
+	empty, _, err := s.Put(PutRequest{})
+	require.NoError(t, err)
+	d, err = f.q.Peek(empty)
+	require.NoError(t, err)
+	assert.Empty(t, d.Body())
+	assert.Equal(t, "\r\n", string(d.Wire()))
 }
 
 // Reserve takes the global minimum of (pri, id) over every watched tube,

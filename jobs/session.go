@@ -86,9 +86,9 @@ func (q *Queue) NewSession(wake func()) *Session {
 	return s
 }
 
-// Count adds one to the counter of command c (the protocol edge counts each
-// command once it parses).
-func (s *Session) Count(c Cmd) { s.q.stats.add(s.stripe, counter(c), 1) }
+// Count adds one to command counter c, 0 <= c < MaxCommands (the protocol
+// edge counts each command once it parses; the numbering is its own).
+func (s *Session) Count(c int) { s.q.stats.add(s.stripe, counter(c), 1) }
 
 // SetProducer marks the session as a producer (it sent a put).
 func (s *Session) SetProducer() {

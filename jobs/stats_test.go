@@ -27,9 +27,9 @@ func TestStats(t *testing.T) {
 	f.watch(waiter, "x")
 	f.ignore(waiter, "default")
 	f.waitFor(waiter, -1)
-	prod.Count(CmdPut)
-	work.Count(CmdPut)
-	work.Count(CmdKickJob)
+	prod.Count(0)
+	work.Count(0)
+	work.Count(MaxCommands - 1)
 
 	st := f.q.Stats()
 	want := Stats{
@@ -37,8 +37,8 @@ func TestStats(t *testing.T) {
 		TotalJobs: 5, Tubes: 3,
 		Connections: 4, Producers: 1, Workers: 2, Waiting: 1, TotalConnections: 4,
 	}
-	want.Cmds[CmdPut] = 2
-	want.Cmds[CmdKickJob] = 1
+	want.Cmds[0] = 2
+	want.Cmds[MaxCommands-1] = 1
 	assert.Equal(t, want, st)
 
 	f.advance(10*time.Second + 1) // the delayed job is ready, the reserved one times out

@@ -180,6 +180,12 @@ func (r *registry) count() int {
 }
 
 // validName reports whether name follows the protocol's tube-name grammar.
+// ValidTubeName reports whether name is a legal tube name: 1 to
+// MaxTubeName bytes of A-Z a-z 0-9 - + / ; . $ _ ( ), not starting with '-'.
+// It is the protocol's grammar (package codec has the same rule, and a test
+// keeps the two equal byte for byte).
+func ValidTubeName(name []byte) bool { return validName(name) }
+
 func validName(name []byte) bool {
 	if len(name) == 0 || len(name) > MaxTubeName || name[0] == '-' {
 		return false

@@ -27,42 +27,10 @@ func (s State) String() string {
 	return "invalid"
 }
 
-// Cmd names a protocol command for the command counters of Stats. The order
-// is the order of the cmd-* keys in the stats document; the ones after
-// CmdPauseTube are counted but never reported (reserve-job and kick-job, as
-// in the reference; clear-tube and list-jobs, which the reference lacks).
-type Cmd uint8
-
-const (
-	CmdPut Cmd = iota
-	CmdPeek
-	CmdPeekReady
-	CmdPeekDelayed
-	CmdPeekBuried
-	CmdReserve
-	CmdReserveWithTimeout
-	CmdDelete
-	CmdRelease
-	CmdUse
-	CmdWatch
-	CmdIgnore
-	CmdBury
-	CmdKick
-	CmdTouch
-	CmdStats
-	CmdStatsJob
-	CmdStatsTube
-	CmdListTubes
-	CmdListTubeUsed
-	CmdListTubesWatched
-	CmdPauseTube
-	CmdReserveJob
-	CmdKickJob
-	CmdClearTube
-	CmdListJobs
-	CmdStatsCluster
-	NumCmds
-)
+// MaxCommands is how many command counters a queue keeps for the protocol
+// server in front of it (Session.Count, Stats.Cmds). What each counts is the
+// server's business: package engine counts by codec.Op.
+const MaxCommands = 64
 
 // UrgentPri: ready jobs with a priority below this count as urgent.
 const UrgentPri = 1024
@@ -71,7 +39,9 @@ const UrgentPri = 1024
 const MaxTubeName = 200
 
 // JobData is a job's id and body as handed out by reserve and peek. The body
-// is shared with the queue and read-only.
+// is shared with the queue and read-only. The queue stores a body framed for
+// the wire (followed by "\r\n"), so that a server writes it without a copy;
+// Body hides the framing.
 type JobData struct {
 	ID   uint64
 	body []byte // data + "\r\n"
@@ -93,15 +63,21 @@ type PutRequest struct {
 	Delay time.Duration
 	// TTR below one second is raised to one second.
 	TTR time.Duration
-	// Body is the job data followed by "\r\n". The queue keeps the slice
-	// without copying it: the caller must not modify it afterwards.
+	// Body is the job data. The queue copies it, once, into the job: the
+	// caller may reuse the slice as soon as Put returns.
 	Body []byte
+	// Wire, set instead of Body, is the job data already followed by
+	// "\r\n", as a protocol server received it. The queue keeps the slice
+	// without copying it (the body is then copied nowhere but off the
+	// socket); the caller must not modify it afterwards. A Wire that does
+	// not end in "\r\n" is ErrBadBody.
+	Wire []byte
 }
 
 // Stats holds the queue's half of the server's stats document.
 type Stats struct {
 	Urgent, Ready, Reserved, Delayed, Buried int64
-	Cmds                                     [NumCmds]uint64
+	Cmds                                     [MaxCommands]uint64 // by Session.Count index
 	JobTimeouts, TotalJobs                   uint64
 	Tubes                                    int
 	Connections, Producers, Workers, Waiting int64

@@ -14,7 +14,7 @@ import (
 // written.
 //
 // It refuses with ErrJournal once the journal has failed or closed, and
-// with ErrOutOfMemory a put while the disk is full (low-space mode) or the
+// with ErrNoSpace a put while the disk is full (low-space mode) or the
 // writer is far behind, and an update once low-space mode has used half of
 // the reserve. A record the format cannot hold (an unknown kind or state)
 // is refused with an error wrapping ErrJournal. Deletes, clears and compaction moves are refused only by a
@@ -52,11 +52,11 @@ func (l *Log) admit(kind jobs.RecordKind, moving bool, size int64) error {
 		return nil // compaction is what frees space
 	case kind == jobs.RecUpdate:
 		if l.lowSpace && l.lowSpent > budget/2 {
-			return jobs.ErrOutOfMemory
+			return jobs.ErrNoSpace
 		}
 	default: // a put: one larger than maxPending is taken when nothing waits
 		if l.lowSpace || l.pendingBytes > 0 && l.pendingBytes+size > maxPending {
-			return jobs.ErrOutOfMemory
+			return jobs.ErrNoSpace
 		}
 	}
 	return nil

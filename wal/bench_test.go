@@ -145,7 +145,7 @@ func BenchmarkAppend(b *testing.B) {
 		for pb.Next() {
 			_, err := l.Append(jobs.Record{Kind: jobs.RecPut, ID: id.Add(1), Tube: "default",
 				State: jobs.Ready, TTR: time.Second, Body: body})
-			if err != nil && !errors.Is(err, jobs.ErrOutOfMemory) { // refused: the writer is 64 MiB behind
+			if err != nil && !errors.Is(err, jobs.ErrNoSpace) { // refused: the writer is 64 MiB behind
 				b.Error(err)
 				return
 			}
@@ -168,7 +168,7 @@ func BenchmarkAppendSteady(b *testing.B) {
 			n := id.Add(1)
 			_, err := l.Append(jobs.Record{Kind: jobs.RecPut, ID: n, Tube: "default",
 				State: jobs.Ready, TTR: time.Second, Body: body})
-			if errors.Is(err, jobs.ErrOutOfMemory) {
+			if errors.Is(err, jobs.ErrNoSpace) {
 				continue // refused: the writer is 64 MiB behind
 			} else if err != nil {
 				b.Error(err)

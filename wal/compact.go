@@ -68,6 +68,7 @@ func (l *Log) compactRound(q queue) bool {
 		l.rewriting.Store(0)
 	}
 	ok := l.truncate(cut)
+	l.metrics.compacted(ok)
 	l.log.Debug().Int("moved", len(ids)).Uint64("cut", cut).Bool("ok", ok).Dur("took", time.Since(start)).Msg("wal: compaction round")
 	return ok
 }

@@ -159,7 +159,7 @@ func TestDiskFull(t *testing.T) {
 	for range 200 {
 		id, seq, err := h.q.put("default", 0, 0, body)
 		if err != nil {
-			require.ErrorIs(t, err, jobs.ErrOutOfMemory)
+			require.ErrorIs(t, err, jobs.ErrNoSpace)
 			refused++
 			continue
 		}
@@ -272,7 +272,7 @@ func TestOpenOnFullDiskStartsInLowSpaceMode(t *testing.T) {
 	h.open()
 	defer h.close()
 	_, _, err := h.q.put("default", 0, 0, "x")
-	assert.ErrorIs(t, err, jobs.ErrOutOfMemory)
+	assert.ErrorIs(t, err, jobs.ErrNoSpace)
 }
 
 // TestRealFullDisk fills a real, tiny tmpfs (root only).
@@ -299,7 +299,7 @@ func TestRealFullDisk(t *testing.T) {
 	refused := false
 	for range 2000 {
 		id, seq, err := h.q.put("default", 0, 0, body)
-		if errors.Is(err, jobs.ErrOutOfMemory) {
+		if errors.Is(err, jobs.ErrNoSpace) {
 			refused = true
 			break
 		}

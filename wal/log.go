@@ -88,6 +88,7 @@ type Log struct {
 	img      *image // from Open until Replay
 
 	migrated, written int64
+	metrics           walMetrics // for monitoring (metrics.go)
 
 	rewriting atomic.Uint64 // job id the compactor is moving, 0 if none
 	committed atomic.Uint64

@@ -21,7 +21,7 @@ const (
 const (
 	minSegmentSize = 512
 	// maxPending bounds the bytes waiting for the writer: beyond it, new
-	// puts get ErrOutOfMemory (the disk cannot keep up).
+	// puts get ErrNoSpace (the disk cannot keep up).
 	maxPending = 64 << 20
 	// reserve file bounds (its size is SegmentSize clamped to these).
 	minReserve = 64 << 10

@@ -10,7 +10,7 @@ import (
 // The space reserve. DIR/reserve holds reserveSize bytes of real blocks
 // (written, not sparse, and incompressible). When a write fails because the
 // disk is full, the writer deletes it, retries, and enters low-space mode:
-// new puts get ErrOutOfMemory at once, while deletes (and, within half the
+// new puts get ErrNoSpace at once, while deletes (and, within half the
 // reserve, updates and compaction moves) keep being logged in the room it
 // freed. After compaction frees segments, the reserve is written again;
 // once that succeeds, puts are accepted again.

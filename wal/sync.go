@@ -38,7 +38,7 @@ func (l *Log) sync() error {
 		l.syncC, l.syncStop = nil, nil
 	}
 	if l.dirty {
-		if err := l.store.Sync(); err != nil {
+		if err := l.syncStore(); err != nil {
 			return fmt.Errorf("wal: fsync: %w", err)
 		}
 		l.dirty = false

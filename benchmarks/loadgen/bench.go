@@ -11,6 +11,11 @@ func Run(cfg Config) (Result, error) {
 	if err := cfg.Validate(); err != nil {
 		return Result{}, err
 	}
+	return withIdleTubes(cfg, run)
+}
+
+// run dispatches to the scenario.
+func run(cfg Config) (Result, error) {
 	switch cfg.Scenario {
 	case ScenarioPut:
 		return runPut(cfg)
@@ -22,6 +27,10 @@ func Run(cfg Config) (Result, error) {
 		return runConns(cfg)
 	case ScenarioMem:
 		return runMem(cfg)
+	case ScenarioMemReturn:
+		return runMemReturn(cfg)
+	case ScenarioConnect:
+		return runConnect(cfg)
 	}
 	return Result{}, fmt.Errorf("loadgen: unknown scenario %q", cfg.Scenario)
 }
@@ -48,7 +57,8 @@ func HasCeiling(scenario string) bool {
 // (the echo never runs dry); drain and RSS readings are skipped.
 func RunCeiling(cfg Config, template string) (Result, error) {
 	cfg = cfg.WithDefaults()
-	cfg.Label, cfg.NoDrain, cfg.PID = CeilingLabel, true, 0
+	cfg.Label, cfg.NoDrain, cfg.PID, cfg.DelayedTubes = CeilingLabel, true, 0, 0
+	cfg.TLS = nil // the echo server speaks plain TCP: the ceiling is the plaintext one
 	if template != "" {
 		cfg.Label = CeilingProcessLabel
 		srv, err := StartServer(template, nil)

@@ -2,6 +2,7 @@ package loadgen
 
 import (
 	"bufio"
+	"crypto/tls"
 	"fmt"
 	"io"
 	"net"
@@ -37,12 +38,39 @@ type Conn struct {
 
 // Dial connects to addr (host:port) with read and write buffers of bufSize
 // bytes (DefaultBufSize if bufSize <= 0).
-func Dial(addr string, bufSize int) (*Conn, error) {
-	nc, err := net.DialTimeout("tcp", addr, 10*time.Second)
+func Dial(addr string, bufSize int) (*Conn, error) { return DialTLS(addr, bufSize, nil) }
+
+// DialTLS is Dial over TLS when tc is not nil: the handshake is done before
+// it returns, so a run's timings never include it.
+func DialTLS(addr string, bufSize int, tc *tls.Config) (*Conn, error) {
+	nc, err := dialNet(addr, tc)
 	if err != nil {
 		return nil, err
 	}
 	return NewConn(nc, bufSize), nil
+}
+
+// dialTimeout bounds connecting, and the TLS handshake.
+const dialTimeout = 10 * time.Second
+
+// dialNet connects over TCP, then completes a TLS handshake if tc is set.
+func dialNet(addr string, tc *tls.Config) (net.Conn, error) {
+	nc, err := net.DialTimeout("tcp", addr, dialTimeout)
+	if err != nil || tc == nil {
+		return nc, err
+	}
+	if tc.ServerName == "" && !tc.InsecureSkipVerify {
+		tc = tc.Clone()
+		tc.ServerName, _, _ = net.SplitHostPort(addr)
+	}
+	tlc := tls.Client(nc, tc)
+	tlc.SetDeadline(time.Now().Add(dialTimeout))
+	if err := tlc.Handshake(); err != nil {
+		nc.Close()
+		return nil, fmt.Errorf("loadgen: TLS handshake with %s: %w", addr, err)
+	}
+	tlc.SetDeadline(time.Time{})
+	return tlc, nil
 }
 
 // NewConn wraps an established connection; the Conn owns nc from now on.

@@ -1,6 +1,7 @@
 package loadgen
 
 import (
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -16,10 +17,17 @@ const (
 	ScenarioE2E     = "e2e"     // Producers put while Conns consumers reserve+delete
 	ScenarioConns   = "conns"   // open Idle connections, then probe a fresh one
 	ScenarioMem     = "mem"     // preload Jobs and read the server's RSS per job
+	// ScenarioMemReturn preloads Jobs, deletes them all, and reads the RSS
+	// idle, loaded, drained and Settle later: does memory go back?
+	ScenarioMemReturn = "mem-return"
+	// ScenarioConnect opens a connection (TLS handshake included when set),
+	// sends one command and closes, in a loop: connections per second.
+	ScenarioConnect = "connect"
 )
 
 // Scenarios lists every scenario name, for usage text and validation.
-var Scenarios = []string{ScenarioPut, ScenarioReserve, ScenarioE2E, ScenarioConns, ScenarioMem}
+var Scenarios = []string{ScenarioPut, ScenarioReserve, ScenarioE2E, ScenarioConns, ScenarioMem, ScenarioMemReturn,
+	ScenarioConnect}
 
 // Config describes one run. The zero value of every field but Addr and
 // Scenario is usable: WithDefaults fills it in. A Config is a value: Run never
@@ -44,6 +52,18 @@ type Config struct {
 	NoDrain   bool          // put: leave the jobs in the server instead of deleting them after
 	Progress  io.Writer     // where the progress line goes once a second; nil: nowhere
 	Label     string        // name of the target in reports; default Addr
+	TLS       *tls.Config   // connect over TLS with this config (see NewTLSConfig); nil: plain TCP
+
+	// DelayedTubes, if > 0, puts one delayed job (1 h) into each of that
+	// many other tubes (idle.0 …) before the run, unmeasured, and deletes
+	// them after: the cost of the work beside many tubes.
+	DelayedTubes int
+	// WatchAll makes every consumer (reserve, e2e) watch all Tubes bench
+	// tubes instead of its own one: a worker watching many tubes.
+	WatchAll bool
+	// Settle is how long mem-return waits after deleting everything before
+	// its last RSS reading; default 30s.
+	Settle time.Duration
 }
 
 // Defaults used by WithDefaults.
@@ -73,7 +93,7 @@ func (c Config) WithDefaults() Config {
 		switch c.Scenario {
 		case ScenarioReserve:
 			c.Jobs = defaultReserveJob
-		case ScenarioMem:
+		case ScenarioMem, ScenarioMemReturn:
 			c.Jobs = defaultMemJobs
 		}
 	}
@@ -85,6 +105,9 @@ func (c Config) WithDefaults() Config {
 	}
 	if c.Probes <= 0 {
 		c.Probes = 100
+	}
+	if c.Settle <= 0 {
+		c.Settle = defaultSettle
 	}
 	if c.Timeout <= 0 {
 		c.Timeout = c.Duration + c.Warmup + 60*time.Second
@@ -108,9 +131,10 @@ func (c Config) Validate() error {
 		return errors.New("loadgen: no target address")
 	case !isLoopback(c.Addr):
 		return fmt.Errorf("loadgen: %q is not a loopback address: stalkd-bench only loads this machine", c.Addr)
-	case c.Scenario == ScenarioMem && c.PID == 0:
-		return errors.New("loadgen: mem needs the server's pid (start it with --server, or pass --pid)")
-	case (c.Scenario == ScenarioReserve || c.Scenario == ScenarioMem) && c.Jobs*int64(c.Size) > maxPreload:
+	case (c.Scenario == ScenarioMem || c.Scenario == ScenarioMemReturn) && c.PID == 0:
+		return fmt.Errorf("loadgen: %s needs the server's pid (start it with --server, or pass --pid)", c.Scenario)
+	case (c.Scenario == ScenarioReserve || c.Scenario == ScenarioMem || c.Scenario == ScenarioMemReturn) &&
+		c.Jobs*int64(c.Size) > maxPreload:
 		return fmt.Errorf("loadgen: preloading %d jobs of %d bytes is over %d GiB; lower -n or -s",
 			c.Jobs, c.Size, maxPreload>>30)
 	case c.Batch > 1<<16 || c.Pipeline > 1<<16:
@@ -142,6 +166,22 @@ func (c Config) putSpec(i, n int, stamp bool) putSpec {
 		s.phase = s.interval * int64(i) / int64(n)
 	}
 	return s
+}
+
+// dial opens one generator connection to the target, over TLS if set.
+func (c Config) dial() (*Conn, error) { return DialTLS(c.Addr, 0, c.TLS) }
+
+// consumerTubes are the tubes consumer i watches: its own, or every bench
+// tube with WatchAll.
+func (c Config) consumerTubes(i int) []string {
+	if !c.WatchAll {
+		return []string{c.tubeName(i)}
+	}
+	all := make([]string, c.Tubes)
+	for t := range all {
+		all[t] = c.tubeName(t)
+	}
+	return all
 }
 
 // tubeName is the tube of connection i.

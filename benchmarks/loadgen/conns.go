@@ -25,7 +25,7 @@ func runConns(cfg Config) (Result, error) {
 		r.RSSBefore = rss
 	}
 	start := time.Now()
-	idle, err := openIdle(cfg.Addr, cfg.Idle)
+	idle, err := openIdle(cfg, cfg.Idle)
 	defer func() {
 		for _, c := range idle {
 			c.Close()
@@ -47,7 +47,7 @@ func runConns(cfg Config) (Result, error) {
 // probe times a fresh connection's dial and Probes put/reserve/delete cycles.
 func probe(cfg Config, r *Result) error {
 	t0 := time.Now()
-	c, err := Dial(cfg.Addr, 0)
+	c, err := cfg.dial()
 	if err != nil {
 		return err
 	}
@@ -101,7 +101,7 @@ func probe(cfg Config, r *Result) error {
 
 // openIdle opens n raw connections, 16 at a time, each answering one
 // list-tube-used before it is left idle. On error it returns what it opened.
-func openIdle(addr string, n int) ([]net.Conn, error) {
+func openIdle(cfg Config, n int) ([]net.Conn, error) {
 	conns := make([]net.Conn, n)
 	var mu sync.Mutex
 	var first error
@@ -112,7 +112,7 @@ func openIdle(addr string, n int) ([]net.Conn, error) {
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				c, err := openOne(addr)
+				c, err := openOne(cfg)
 				mu.Lock()
 				conns[i] = c
 				if err != nil && first == nil {
@@ -136,8 +136,8 @@ func openIdle(addr string, n int) ([]net.Conn, error) {
 	return out, first
 }
 
-func openOne(addr string) (net.Conn, error) {
-	c, err := net.DialTimeout("tcp", addr, 10*time.Second)
+func openOne(cfg Config) (net.Conn, error) {
+	c, err := dialNet(cfg.Addr, cfg.TLS)
 	if err != nil {
 		return nil, err
 	}

@@ -11,14 +11,25 @@
 //     and the few setup replies; anything else is a KindOther with its line.
 //   - Histogram: fixed log-linear latency buckets (exact below 256 ns, 0.8%
 //     above, up to 68 s), one per worker, merged at the end.
-//   - Run: one scenario (put, reserve, e2e, conns, mem) bounded by a
-//     duration or an operation count, with an optional warmup and a hard
-//     Timeout after which its connections are closed, so every run ends.
+//   - Run: one scenario (put, reserve, e2e, conns, mem, mem-return) bounded
+//     by a duration or an operation count, with an optional warmup and a
+//     hard Timeout after which its connections are closed, so every run
+//     ends. Config.DelayedTubes sets up many tubes holding a delayed job
+//     beside the run (untimed, removed after); Config.WatchAll has every
+//     consumer watch all the run's tubes.
+//   - ReadCPU and the measured window: with the server's PID known, every
+//     run reports the server's CPU time (utime+stime from /proc/PID/stat,
+//     10 ms ticks) over its measured window, and per operation; Compare
+//     reports the median A/B ratio of it.
+//   - TLS: Config.TLS (NewTLSConfig builds it from a CA file, insecure, or a
+//     client certificate for mutual TLS) makes every connection a TLS one;
+//     the handshake happens at dial time and is never timed.
 //   - EchoServer and RunCeiling: a trivial answering server (in this process,
 //     or in its own, e.g. `stalkd-bench serve-echo`) to measure what the
 //     generator itself can drive on this machine.
 //   - StartServer, ReadRSS: start a server from a command template with
-//     {port}, and read its resident memory from /proc.
+//     {port} (and {dir}: a fresh directory, removed by Stop), and read its
+//     resident memory from /proc.
 //   - Compare: the same scenario against two targets, alternately, for
 //     several rounds; per-round A/B ratios and their median.
 //
@@ -50,5 +61,6 @@
 // bytes there. The echo server answers every reserve at once, so a reserve
 // ceiling needs a Jobs or Duration bound and an e2e ceiling measures the
 // consumers' speed, not a queue's. Only loopback targets are accepted, and
-// a preload may not exceed 8 GiB of bodies.
+// a preload may not exceed 8 GiB of bodies. The ceiling runs in plain TCP
+// even when the run uses TLS: the echo server has no TLS.
 package loadgen

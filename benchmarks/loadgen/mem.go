@@ -12,10 +12,13 @@ func runMem(cfg Config) (Result, error) {
 		return r, err
 	}
 	start := time.Now()
+	cpu := cpuMeter{pid: cfg.PID}
+	cpu.begin()
 	if err := preload(cfg, cfg.Jobs); err != nil {
 		return r, err
 	}
 	elapsed := time.Since(start)
+	cpu.end()
 	after, err := ReadRSS(cfg.PID)
 	if err != nil {
 		return r, err
@@ -23,6 +26,7 @@ func runMem(cfg Config) (Result, error) {
 	r.Ops, r.RSSBefore, r.RSSAfter = cfg.Jobs, before, after
 	r.BytesPerJob = float64(after-before) / float64(cfg.Jobs)
 	r.setTiming(elapsed, NewHistogram())
+	cpu.fill(&r)
 	if !cfg.NoDrain {
 		r.Left, err = drain(cfg, cfg.Jobs)
 	}

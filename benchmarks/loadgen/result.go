@@ -25,9 +25,11 @@ func latencyOf(h *Histogram) Latency {
 
 // Result is the outcome of one run. What an operation is depends on the
 // scenario: a put acknowledged (put), a job reserved and deleted (reserve,
-// e2e), a probe command answered (conns), a job preloaded (mem). Latency is
-// per operation: request to reply for put, reserve-to-delete-ack per batch for
-// reserve, put-to-reserve for e2e, each probe command for conns.
+// e2e), a probe command answered (conns), a job preloaded (mem), a
+// connection opened, used once and closed (connect). Latency is per
+// operation: request to reply for put, reserve-to-delete-ack per batch for
+// reserve, put-to-reserve for e2e, each probe command for conns, dial to
+// reply for connect.
 type Result struct {
 	Scenario   string  `json:"scenario"`
 	Target     string  `json:"target"`
@@ -37,12 +39,19 @@ type Result struct {
 	Batch      int     `json:"batch"`
 	Size       int     `json:"size"`
 	Tubes      int     `json:"tubes"`
+	TLS        bool    `json:"tls,omitempty"` // the generator connected over TLS
 	Ops        int64   `json:"ops"`
 	Errors     int64   `json:"errors"`
 	FirstError string  `json:"first_error,omitempty"`
 	Elapsed    float64 `json:"elapsed_s"`
 	OpsPerSec  float64 `json:"ops_per_sec"`
 	Latency    Latency `json:"latency"`
+	// ServerCPU is the server's CPU time (user+system) over the measured
+	// window, in seconds, and CPUPerOpUs the same per operation in µs; both
+	// are 0 when the server's pid is unknown (a running server without
+	// --server-pid).
+	ServerCPU  float64 `json:"server_cpu_s,omitempty"`
+	CPUPerOpUs float64 `json:"server_cpu_per_op_us,omitempty"`
 
 	Puts         int64   `json:"puts,omitempty"`           // e2e: jobs put in the measured window
 	Left         int64   `json:"left,omitempty"`           // jobs the generator could not drain
@@ -53,11 +62,16 @@ type Result struct {
 	RSSAfter     int64   `json:"rss_after,omitempty"`      // bytes
 	BytesPerJob  float64 `json:"bytes_per_job,omitempty"`  // mem: RSS growth per job
 	BytesPerConn float64 `json:"bytes_per_conn,omitempty"` // conns: RSS growth per idle connection
+	RSSDrained   int64   `json:"rss_drained,omitempty"`    // mem-return: bytes right after deleting every job
+	RSSSettled   int64   `json:"rss_settled,omitempty"`    // mem-return: bytes SettleSec later
+	SettleSec    float64 `json:"settle_s,omitempty"`       // mem-return: the wait before RSSSettled
+	DelayedTubes int     `json:"delayed_tubes,omitempty"`  // background tubes holding a delayed job each
+	SetupSec     float64 `json:"setup_s,omitempty"`        // time to set those up (unmeasured)
 }
 
 func newResult(c Config) Result {
 	r := Result{Scenario: c.Scenario, Target: c.Label, Conns: c.Conns, Pipeline: c.Pipeline,
-		Batch: c.Batch, Size: c.Size, Tubes: c.Tubes}
+		Batch: c.Batch, Size: c.Size, Tubes: c.Tubes, TLS: c.TLS != nil}
 	if c.Scenario == ScenarioE2E {
 		r.Producers = c.Producers
 	}
@@ -83,14 +97,18 @@ func (r Result) Err() error {
 // WriteTable prints results as an aligned human table, one row each.
 func WriteTable(out io.Writer, rs ...Result) error {
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "scenario\ttarget\tconns\tdepth\tbatch\tsize\tops\tsecs\tops/s\tp50\tp99\tp99.9\tmax\terrors\t")
+	fmt.Fprintln(tw, "scenario\ttarget\tconns\tdepth\tbatch\tsize\tops\tsecs\tops/s\tcpu/op\tp50\tp99\tp99.9\tmax\terrors\t")
 	for _, r := range rs {
+		target := r.Target
+		if r.TLS {
+			target += " (tls)"
+		}
 		conns := fmt.Sprint(r.Conns)
 		if r.Producers > 0 {
 			conns = fmt.Sprintf("%dp+%dc", r.Producers, r.Conns)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%.2f\t%.0f\t%s\t%s\t%s\t%s\t%d\t\n",
-			r.Scenario, r.Target, conns, r.Pipeline, r.Batch, r.Size, r.Ops, r.Elapsed, r.OpsPerSec,
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%.2f\t%.0f\t%s\t%s\t%s\t%s\t%s\t%d\t\n",
+			r.Scenario, target, conns, r.Pipeline, r.Batch, r.Size, r.Ops, r.Elapsed, r.OpsPerSec, fmtCPU(r),
 			fmtUs(r.Latency.P50), fmtUs(r.Latency.P99), fmtUs(r.Latency.P999), fmtUs(r.Latency.Max), r.Errors)
 	}
 	if err := tw.Flush(); err != nil {
@@ -117,6 +135,16 @@ func writeExtras(out io.Writer, r Result) {
 		fmt.Fprintf(out, "%s: %d idle connections opened in %.0f ms; fresh connection dialled in %.0f µs\n",
 			r.Target, r.Idle, r.ConnectMs, r.FreshDialUs)
 	}
+	if r.DelayedTubes > 0 {
+		fmt.Fprintf(out, "%s: beside %d tubes holding a delayed job each (set up in %.1f s, not timed)\n",
+			r.Target, r.DelayedTubes, r.SetupSec)
+	}
+	if r.RSSSettled > 0 {
+		fmt.Fprintf(out, "%s: RSS idle %.1f MiB -> %d jobs %.1f MiB -> all deleted %.1f MiB -> %.0f s later %.1f MiB (%.2f× idle)\n",
+			r.Target, mib(r.RSSBefore), r.Ops, mib(r.RSSAfter), mib(r.RSSDrained), r.SettleSec, mib(r.RSSSettled),
+			float64(r.RSSSettled)/float64(max(r.RSSBefore, 1)))
+		return
+	}
 	if r.RSSAfter > 0 {
 		fmt.Fprintf(out, "%s: RSS %.1f MiB -> %.1f MiB", r.Target, mib(r.RSSBefore), mib(r.RSSAfter))
 		if r.BytesPerJob != 0 {
@@ -128,6 +156,14 @@ func writeExtras(out io.Writer, r Result) {
 		}
 		fmt.Fprintln(out)
 	}
+}
+
+// fmtCPU is the server's CPU per operation ("-" when not measured).
+func fmtCPU(r Result) string {
+	if r.CPUPerOpUs == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.2fµs", r.CPUPerOpUs)
 }
 
 func mib(b int64) float64 { return float64(b) / (1 << 20) }

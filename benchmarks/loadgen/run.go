@@ -97,10 +97,11 @@ type group struct {
 	from    int // workers [from:] are the ones the progress line and collect count
 	mu      sync.Mutex
 	conns   []*Conn
+	cpu     cpuMeter // the server's CPU over the measured window (coordinator's)
 }
 
 func newGroup(cfg Config, n int) *group {
-	g := &group{cfg: cfg, ctl: newControl(cfg.Jobs), workers: make([]*worker, n)}
+	g := &group{cfg: cfg, ctl: newControl(cfg.Jobs), workers: make([]*worker, n), cpu: cpuMeter{pid: cfg.PID}}
 	for i := range g.workers {
 		g.workers[i] = &worker{hist: NewHistogram()}
 	}
@@ -141,6 +142,7 @@ func (g *group) run(fn func(i int, w *worker) error) (elapsed time.Duration) {
 	}
 	go func() { wg.Wait(); close(done) }()
 	g.supervise(done)
+	g.cpu.end()
 	var end int64
 	for _, w := range g.workers {
 		end = max(end, w.end)
@@ -190,7 +192,9 @@ func (g *group) supervise(done chan struct{}) {
 	}
 }
 
+// startMeasuring opens the measured window. Called by the coordinator only.
 func (g *group) startMeasuring() {
+	g.cpu.begin()
 	g.ctl.t0.Store(nanotime())
 	g.ctl.measure.Store(true)
 }
@@ -244,5 +248,6 @@ func (g *group) collect(elapsed time.Duration) Result {
 		h.Merge(w.hist)
 	}
 	r.setTiming(elapsed, h)
+	g.cpu.fill(&r)
 	return r
 }

@@ -9,7 +9,7 @@ import (
 // runPut: Conns producers, Pipeline puts in flight each, tube i%Tubes.
 func runPut(cfg Config) (Result, error) {
 	g := newGroup(cfg, cfg.Conns)
-	conns, err := dialAll(g, cfg.Conns, func(i int) (*Conn, error) { return dialUsing(cfg.Addr, cfg.tubeName(i)) })
+	conns, err := dialAll(g, cfg.Conns, func(i int) (*Conn, error) { return dialUsing(cfg, cfg.tubeName(i)) })
 	if err != nil {
 		return Result{}, err
 	}
@@ -35,7 +35,7 @@ func runReserve(cfg Config) (Result, error) {
 		return Result{}, err
 	}
 	g := newGroup(cfg, cfg.Conns)
-	conns, err := dialAll(g, cfg.Conns, func(i int) (*Conn, error) { return dialWatching(cfg.Addr, cfg.tubeName(i)) })
+	conns, err := dialAll(g, cfg.Conns, func(i int) (*Conn, error) { return dialWatching(cfg, cfg.consumerTubes(i)...) })
 	if err != nil {
 		return Result{}, err
 	}
@@ -57,9 +57,9 @@ func runE2E(cfg Config) (Result, error) {
 	g.from = p
 	conns, err := dialAll(g, p+cfg.Conns, func(i int) (*Conn, error) {
 		if i < p {
-			return dialUsing(cfg.Addr, cfg.tubeName(i))
+			return dialUsing(cfg, cfg.tubeName(i))
 		}
-		return dialWatching(cfg.Addr, cfg.tubeName(i-p))
+		return dialWatching(cfg, cfg.consumerTubes(i-p)...)
 	})
 	if err != nil {
 		return Result{}, err
@@ -101,7 +101,7 @@ func preload(cfg Config, jobs int64) error {
 			if int64(t) < jobs%int64(cfg.Tubes) {
 				share++
 			}
-			c, err := dialUsing(cfg.Addr, cfg.tubeName(t))
+			c, err := dialUsing(cfg, cfg.tubeName(t))
 			if err != nil {
 				return err
 			}
@@ -131,7 +131,7 @@ func drain(cfg Config, limit int64) (int64, error) {
 		for t := j; t < cfg.Tubes; t += k {
 			tubes = append(tubes, cfg.tubeName(t))
 		}
-		c, err := dialWatching(cfg.Addr, tubes...)
+		c, err := dialWatching(cfg, tubes...)
 		if err != nil {
 			return err
 		}
@@ -146,7 +146,7 @@ func drain(cfg Config, limit int64) (int64, error) {
 
 // countJobs sums the jobs in every bench tube.
 func countJobs(cfg Config) (int64, error) {
-	c, err := Dial(cfg.Addr, 0)
+	c, err := cfg.dial()
 	if err != nil {
 		return 0, err
 	}
@@ -166,7 +166,7 @@ func countJobs(cfg Config) (int64, error) {
 // returns the first error.
 func helperRun(cfg Config, k int, fn func(j int, w *worker, parent *control) error) error {
 	hc := cfg
-	hc.Duration, hc.Warmup, hc.Jobs, hc.Progress = 0, 0, 0, nil
+	hc.Duration, hc.Warmup, hc.Jobs, hc.Progress, hc.PID = 0, 0, 0, nil, 0
 	hc.Timeout = max(cfg.Timeout, time.Minute)
 	g := newGroup(hc, k)
 	g.run(func(j int, w *worker) error { return fn(j, w, g.ctl) })

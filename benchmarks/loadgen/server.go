@@ -21,12 +21,14 @@ import (
 type Server struct {
 	Addr string // 127.0.0.1:port it was told to listen on
 	PID  int
+	Dir  string // the fresh directory that replaced {dir}, removed by Stop ("" if none)
 	cmd  *exec.Cmd
 	done chan error
 }
 
 // StartServer picks a free loopback port, substitutes it for every {port} in
-// template, and runs the result with `sh -c "exec …"` (so PID is the server
+// template (and a fresh empty directory for every {dir}, for a journal that
+// must not outlive the run), and runs the result with `sh -c "exec …"` (so PID is the server
 // itself). Its output goes to logs (discarded if nil). It returns once the
 // port accepts connections, or fails after 10 s or if the process exits.
 // The process gets SIGKILL if the generator dies first.
@@ -38,13 +40,23 @@ func StartServer(template string, logs io.Writer) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	var dir string
+	if strings.Contains(template, "{dir}") {
+		if dir, err = os.MkdirTemp("", "stalkd-bench-"); err != nil {
+			return nil, err
+		}
+		template = strings.ReplaceAll(template, "{dir}", dir)
+	}
 	cmd := exec.Command("/bin/sh", "-c", "exec "+strings.ReplaceAll(template, "{port}", strconv.Itoa(port)))
 	cmd.Stdout, cmd.Stderr = logs, logs
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
+		if dir != "" {
+			os.RemoveAll(dir)
+		}
 		return nil, err
 	}
-	s := &Server{Addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), PID: cmd.Process.Pid,
+	s := &Server{Addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), PID: cmd.Process.Pid, Dir: dir,
 		cmd: cmd, done: make(chan error, 1)}
 	go func() { s.done <- cmd.Wait() }()
 	if err := s.waitReady(10 * time.Second); err != nil {
@@ -72,8 +84,12 @@ func (s *Server) waitReady(limit time.Duration) error {
 	return fmt.Errorf("loadgen: server did not listen on %s within %v", s.Addr, limit)
 }
 
-// Stop sends SIGTERM, then SIGKILL after 3 s, and waits for the exit.
+// Stop sends SIGTERM, then SIGKILL after 3 s, waits for the exit and
+// removes the {dir} directory.
 func (s *Server) Stop() error {
+	if s.Dir != "" {
+		defer os.RemoveAll(s.Dir)
+	}
 	s.cmd.Process.Signal(syscall.SIGTERM)
 	select {
 	case <-s.done:

@@ -14,8 +14,8 @@ func makeBody(n int) []byte { return bytes.Repeat([]byte{'x'}, n) }
 const setupTimeout = 10 * time.Second
 
 // dialUsing connects and makes tube the used tube.
-func dialUsing(addr, tube string) (*Conn, error) {
-	c, err := Dial(addr, 0)
+func dialUsing(cfg Config, tube string) (*Conn, error) {
+	c, err := cfg.dial()
 	if err != nil {
 		return nil, err
 	}
@@ -29,8 +29,8 @@ func dialUsing(addr, tube string) (*Conn, error) {
 }
 
 // dialWatching connects and watches exactly the given tubes.
-func dialWatching(addr string, tubes ...string) (*Conn, error) {
-	c, err := Dial(addr, 0)
+func dialWatching(cfg Config, tubes ...string) (*Conn, error) {
+	c, err := cfg.dial()
 	if err != nil {
 		return nil, err
 	}

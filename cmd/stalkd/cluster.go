@@ -24,34 +24,30 @@ type clusterFlags struct {
 	ID, Addr, Peers string
 }
 
-const clusterUsage = ` --raft-id ID          cluster mode: this node's id (needs -b, --raft-addr)
- --raft-addr HOST:PORT this node's raft address (bound, and given to peers)
- --raft-peers LIST     initial voters, id=host:port,... (used by a node with
-                       no state under -b; ignored once it has some)
+const clusterUsage = ` --raft-id ID
+          cluster mode: this node's id in a replicated cluster (needs -b
+          and --raft-addr)
+ --raft-addr HOST:PORT
+          this node's raft address: bound, and the one its peers use
+ --raft-peers ID=HOST:PORT,...
+          the initial voters; a node with no state under -b bootstraps the
+          cluster with them, a node with state ignores them
 `
 
-// applyLong applies a --name or --name=value argument; next returns the
-// following argument. ok is false if arg is no flag of ours.
-func (o *options) applyLong(arg string, next func() (string, error)) (ok bool, err error) {
-	name, value, hasValue := strings.Cut(strings.TrimPrefix(arg, "--"), "=")
-	var dst *string
-	switch name {
-	case "raft-id":
-		dst = &o.cluster.ID
-	case "raft-addr":
-		dst = &o.cluster.Addr
-	case "raft-peers":
-		dst = &o.cluster.Peers
-	default:
-		return false, nil
-	}
-	if !hasValue {
-		if value, err = next(); err != nil {
-			return true, usageError("flag requires an argument: --" + name)
+func init() {
+	for name, dst := range map[string]func(o *options) *string{
+		"raft-id":    func(o *options) *string { return &o.cluster.ID },
+		"raft-addr":  func(o *options) *string { return &o.cluster.Addr },
+		"raft-peers": func(o *options) *string { return &o.cluster.Peers },
+	} {
+		longFlags[name] = func(o *options, v string) error {
+			if v == "" {
+				return usageError("empty value for --" + name)
+			}
+			*dst(o) = v
+			return nil
 		}
 	}
-	*dst = value
-	return true, nil
 }
 
 // checkCluster validates the cluster flags once all are read.
@@ -68,8 +64,14 @@ func (o *options) checkCluster() error {
 		return usageError("--raft-id needs --raft-addr")
 	case o.journal.Dir == "":
 		return usageError("cluster mode needs -b DIR (the raft log and snapshots)")
-	case strings.HasPrefix(o.addr, "unix:"):
-		return usageError("cluster mode serves TCP only, not -l unix:")
+	case strings.HasPrefix(o.addr, "unix:") || o.addr == plainOff:
+		return usageError("cluster mode serves TCP only, not -l unix: or none")
+	case o.tls.addr != "":
+		return usageError("cluster mode does not serve --tls yet")
+	case o.admin.addr != "":
+		return usageError("cluster mode does not serve --admin yet")
+	case o.net.idleTimeout != 0:
+		return usageError("cluster mode does not apply --idle-timeout yet")
 	}
 	if _, err := raft.ParsePeers(c.Peers); err != nil {
 		return usageError(err.Error())
@@ -80,7 +82,8 @@ func (o *options) checkCluster() error {
 // runCluster serves as a cluster member until a signal: the client port is
 // a Front that carries every connection to the leader; while this node
 // leads, an engine on another port of the raft host serves its queue.
-func runCluster(o options, log zerolog.Logger) error {
+func runCluster(o options, root zerolog.Logger) error {
+	log := componentLogger(root, "cluster")
 	peers, _ := raft.ParsePeers(o.cluster.Peers)
 	host, _, err := net.SplitHostPort(o.cluster.Addr)
 	if err != nil {
@@ -105,11 +108,20 @@ func runCluster(o options, log zerolog.Logger) error {
 			return err
 		}
 	}
-	ls := &leaderServer{o: o, host: host, log: log}
+	var tokens []string
+	if o.authTokenFile != "" {
+		if tokens, err = readTokens(o.authTokenFile); err != nil {
+			_ = ln.Close()
+			return &exitError{exitUsage, err}
+		}
+		log.Info().Int("tokens", len(tokens)).Msg("token authentication on")
+	}
+	ls := &leaderServer{o: o, host: host, log: log, engineLog: componentLogger(root, "engine"), tokens: tokens,
+		maxConns: maxConns(o.net.maxConns, raiseFileLimit(log))}
 	node, err := raft.Open(raft.Config{
 		ID: o.cluster.ID, Addr: o.cluster.Addr, Peers: peers, Dir: o.journal.Dir,
 		OnLeader: ls.start, OnFollower: ls.stop,
-		Logger: log.With().Str("component", "cluster").Logger(),
+		Logger: log,
 	})
 	if err != nil {
 		_ = ln.Close()
@@ -123,7 +135,7 @@ func runCluster(o options, log zerolog.Logger) error {
 			return addr, err
 		},
 		MaxJobSize: maxJobSize(o.maxJob),
-		Logger:     log,
+		Logger:     root,
 	})
 	sig := <-sigs
 	for sig == syscall.SIGUSR1 {
@@ -142,14 +154,17 @@ func runCluster(o options, log zerolog.Logger) error {
 // mode (SIGUSR1) is this node's: it applies to the queues it leads, now
 // and later; send the signal to every node to drain the cluster.
 type leaderServer struct {
-	o        options
-	host     string
-	log      zerolog.Logger
-	mu       sync.Mutex
-	srv      *engine.Server
-	q        *jobs.Queue
-	draining bool
-	node     atomic.Pointer[raft.Node] // set once Open returns
+	o         options
+	host      string
+	log       zerolog.Logger
+	engineLog zerolog.Logger
+	tokens    []string
+	maxConns  int
+	mu        sync.Mutex
+	srv       *engine.Server
+	q         *jobs.Queue
+	draining  bool
+	node      atomic.Pointer[raft.Node] // set once Open returns
 }
 
 // clusterInfo is stats-cluster's document: this node's view (a client of
@@ -182,21 +197,20 @@ func (ls *leaderServer) drain() {
 }
 
 // start serves q on host:0 and returns that address (raft's OnLeader).
-func (ls *leaderServer) start(q *jobs.Queue, subscribe func(func())) (string, error) {
+func (ls *leaderServer) start(q *jobs.Queue) (string, error) {
 	ls.mu.Lock()
 	q.SetDraining(ls.draining)
 	ls.mu.Unlock()
 	srv, err := engine.Listen(context.Background(), engine.Config{
-		Addr:       net.JoinHostPort(ls.host, "0"),
-		MaxJobSize: maxJobSize(ls.o.maxJob),
-		Logger:     ls.log,
-		Verbose:    ls.o.verbose,
-		MaxConns:   raiseFileLimit(ls.log),
-
+		Addr:         net.JoinHostPort(ls.host, "0"),
+		MaxJobSize:   maxJobSize(ls.o.maxJob),
+		Logger:       ls.engineLog,
+		MaxConns:     ls.maxConns,
+		AuthTokens:   ls.tokens, // the front carries "auth" like any command
 		ClusterStats: ls.clusterInfo,
 	})
 	if err == nil {
-		err = srv.Serve(engine.Backend{Queue: q, Subscribe: subscribe})
+		err = srv.Serve(engine.Backend{Queue: q})
 	}
 	if err != nil {
 		if srv != nil {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/stalkd/stalkd/engine"
+	"github.com/stalkd/stalkd/wal"
 )
 
 // options are the parsed command line.
@@ -18,7 +19,12 @@ type options struct {
 	user    string // -u
 	verbose int    // -V count
 	journal journalFlags
-	cluster clusterFlags // --raft-* (cluster.go)
+	net     netFlags // stalkd's own long flags (longflags.go)
+	tls     tlsFlags // --tls and its files (tlsflags.go)
+
+	authTokenFile string       // --auth-token-file (authflags.go)
+	admin         adminFlags   // --admin, --metrics-max-tubes (admin.go)
+	cluster       clusterFlags // --raft-id, --raft-addr, --raft-peers (cluster.go)
 }
 
 // journalFlags are the persistence flags, handed to openJournal as they are.
@@ -46,11 +52,12 @@ func (e usageError) Error() string { return string(e) }
 
 func defaultOptions() options {
 	return options{
-		port:   "11300",
+		port:   engine.DefaultPort,
 		maxJob: engine.DefaultMaxJobSize,
+		net:    netFlags{maxConns: -1},
 		journal: journalFlags{
-			SyncInterval: 50 * time.Millisecond,
-			SegmentSize:  engine.DefaultBinlogMaxSize,
+			SyncInterval: wal.DefaultSyncInterval,
+			SegmentSize:  wal.DefaultSegmentSize,
 		},
 	}
 }
@@ -65,25 +72,16 @@ func parseArgs(args []string, warn func(string)) (options, action, error) {
 	o := defaultOptions()
 	for i := 0; i < len(args); {
 		arg := args[i]
-		i++
-		if len(arg) < 2 || arg[0] != '-' {
-			return o, actRun, usageError("unknown argument: " + arg)
-		}
-		if strings.HasPrefix(arg, "--") {
-			ok, err := o.applyLong(arg, func() (string, error) {
-				if i < len(args) {
-					i++
-					return args[i-1], nil
-				}
-				return "", errUnknownFlag
-			})
-			if !ok {
-				return o, actRun, usageError("unknown flag: " + arg)
-			}
-			if err != nil {
+		if len(arg) > 2 && strings.HasPrefix(arg, "--") {
+			var err error
+			if i, err = parseLong(&o, args, i); err != nil {
 				return o, actRun, err
 			}
 			continue
+		}
+		i++
+		if len(arg) < 2 || arg[0] != '-' {
+			return o, actRun, usageError("unknown argument: " + arg)
 		}
 		for j := 1; j < len(arg); {
 			c := arg[j]
@@ -217,26 +215,29 @@ func parseSize(s string) (uint64, bool) {
 
 func isSpace(b byte) bool { return b == ' ' || ('\t' <= b && b <= '\r') }
 
-// usage prints the help text, as the reference does, to w.
+// usage prints the help text, as the reference does, to w. The defaults it
+// names are the constants the flags take them from.
 func usage(w io.Writer, prog string) {
 	fmt.Fprintf(w, `Use: %s [OPTIONS]
 
 Options:
  -b DIR   write-ahead log directory
- -f MS    fsync at most once every MS milliseconds (default is 50ms);
+ -f MS    fsync at most once every MS milliseconds (default is %dms);
           use -f0 for "always fsync"
  -F       never fsync
  -S       salvage a damaged write-ahead log: move the damaged files aside
           and start with what is readable
  -l ADDR  listen on address (default is all interfaces, IPv4 and IPv6);
           use -l unix:/path for a Unix socket
- -p PORT  listen on port (default is 11300)
+ -p PORT  listen on port (default is %s)
  -u USER  become user and group
- -z BYTES set the maximum job size in bytes (default is 65535);
-          max allowed is 1073741824 bytes
- -s BYTES set the size of each write-ahead log file (default is 10485760)
+ -z BYTES set the maximum job size in bytes (default is %d);
+          max allowed is %d bytes
+ -s BYTES set the size of each write-ahead log file (default is %d)
  -v       show version information
  -V       increase verbosity
  -h       show this help
-`+clusterUsage, prog)
+`, prog, wal.DefaultSyncInterval.Milliseconds(), engine.DefaultPort,
+		engine.DefaultMaxJobSize, engine.MaxJobSizeLimit, wal.DefaultSegmentSize)
+	fmt.Fprint(w, longUsage+tlsUsage+authUsage+adminUsage+clusterUsage)
 }

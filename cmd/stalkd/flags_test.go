@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"math"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -142,4 +144,55 @@ func TestListenAddr(t *testing.T) {
 	assert.Equal(t, "unix:/tmp/s", listenAddr(options{addr: "unix:/tmp/s", port: "7"}))
 	assert.Equal(t, uint32(0xffffffff), maxJobSize(0), "-z 0 is a real zero")
 	assert.Equal(t, uint32(10), maxJobSize(10))
+}
+
+func TestParseLongFlags(t *testing.T) {
+	o, act, err := parseArgs([]string{"-V", "--max-connections", "100", "--idle-timeout=90s", "-p", "5"}, func(string) {})
+	require.NoError(t, err)
+	assert.Equal(t, actRun, act)
+	assert.Equal(t, netFlags{maxConns: 100, idleTimeout: 90 * time.Second}, o.net)
+	assert.Equal(t, 1, o.verbose)
+	assert.Equal(t, "5", o.port)
+	assert.Equal(t, -1, defaultOptions().net.maxConns, "not given: derived from the file limit")
+	assert.Equal(t, 0, maxConns(0, 500), "0: no cap")
+	assert.Equal(t, 500, maxConns(-1, 500))
+
+	for _, tc := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"--max-connections"}, "flag requires an argument: --max-connections"},
+		{[]string{"--max-connections=-1"}, "invalid number of connections: -1"},
+		{[]string{"--max-connections", "lots"}, "invalid number of connections: lots"},
+		{[]string{"--idle-timeout", "5"}, "invalid duration: 5"},
+		{[]string{"--idle-timeout=-1s"}, "invalid duration: -1s"},
+		{[]string{"--no-such-flag"}, "unknown flag: --no-such-flag"},
+	} {
+		_, _, err := parseArgs(tc.args, func(string) {})
+		assert.Equal(t, usageError(tc.msg), err, tc.args)
+	}
+}
+
+// TestUsageNamesTheDefaults: the help text states the defaults the flags
+// really have (both come from the same constants).
+func TestUsageNamesTheDefaults(t *testing.T) {
+	var b strings.Builder
+	usage(&b, "stalkd")
+	text := b.String()
+	num := func(re string) uint64 {
+		m := regexp.MustCompile(re).FindStringSubmatch(text)
+		require.NotNil(t, m, re)
+		n, err := strconv.ParseUint(m[1], 10, 64)
+		require.NoError(t, err)
+		return n
+	}
+	d := defaultOptions()
+	assert.Equal(t, uint64(d.journal.SyncInterval/time.Millisecond), num(`-f MS .*\(default is (\d+)ms\)`))
+	assert.Equal(t, d.port, strconv.FormatUint(num(`-p PORT .*\(default is (\d+)\)`), 10))
+	assert.Equal(t, d.maxJob, num(`-z BYTES .*\(default is (\d+)\)`))
+	assert.Equal(t, uint64(d.journal.SegmentSize), num(`-s BYTES .*\(default is (\d+)\)`))
+	assert.Equal(t, uint64(engine.MaxJobSizeLimit), num(`max allowed is (\d+) bytes`))
+	// Without -b the stats document reports the -s default, as the
+	// reference does; an embedded engine without a journal says the same.
+	assert.Equal(t, int64(engine.DefaultBinlogMaxSize), d.journal.SegmentSize)
 }

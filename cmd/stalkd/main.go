@@ -6,6 +6,12 @@
 // SIGUSR1 puts it in drain mode (puts are refused from then on); SIGTERM and
 // SIGINT stop it gracefully: it stops accepting, answers what is in flight,
 // closes the journal with a final sync and exits 0.
+//
+// It logs one stream to stderr: JSON lines, or a console format on a
+// terminal. -V (debug) adds accepts and closes, -VV (trace) every command
+// line and reply line; the logger's level is the only verbosity setting.
+// Every line has time (RFC 3339, microseconds), level, message and
+// component (cmd, engine, wal); see logging.go for the field conventions.
 package main
 
 import (
@@ -37,10 +43,18 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		prog = filepath.Base(args[0])
 		args = args[1:]
 	}
-	warn := func(msg string) { fmt.Fprintf(stderr, "%s: %s\n", prog, msg) }
-	o, act, err := parseArgs(args, warn)
+	// Warnings of flags accepted anyway go to the log once it exists, or
+	// to stderr as plain text when the program does not run.
+	var warnings []string
+	o, act, err := parseArgs(args, func(msg string) { warnings = append(warnings, msg) })
+	plain := func(msg string) { fmt.Fprintf(stderr, "%s: %s\n", prog, msg) }
+	if err != nil || act != actRun {
+		for _, w := range warnings {
+			plain(w)
+		}
+	}
 	if err != nil {
-		warn(err.Error())
+		plain(err.Error())
 		usage(stderr, prog)
 		return exitUsage
 	}
@@ -52,8 +66,12 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "stalkd %s (beanstalk protocol %s)\n", engine.Version, engine.ProtocolVersion)
 		return 0
 	}
-	log := newLogger(stderr, o.verbose)
-	if err := run(o, log); err != nil {
+	root := newLogger(stderr, o.verbose, formatAuto)
+	log := componentLogger(root, "cmd")
+	for _, w := range warnings {
+		log.Warn().Msg(w)
+	}
+	if err := run(o, root); err != nil {
 		log.Error().Err(err).Msg("stalkd stops")
 		var ee *exitError
 		if errors.As(err, &ee) {

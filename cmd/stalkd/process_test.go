@@ -23,7 +23,11 @@ func TestMain(m *testing.M) {
 	if os.Getenv("STALKD_TEST_MAIN") == "1" {
 		os.Exit(realMain(append([]string{"stalkd"}, os.Args[1:]...), os.Stdout, os.Stderr))
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if builtDir != "" {
+		_ = os.RemoveAll(builtDir)
+	}
+	os.Exit(code)
 }
 
 const waitLong = 15 * time.Second

@@ -22,11 +22,12 @@ import (
 const stopTimeout = 5 * time.Second
 
 // run serves until a signal stops it, in the reference's order: bind, -u,
-// journal, replay, serve.
-func run(o options, log zerolog.Logger) error {
+// journal, replay, serve. root is the program's logger, without a component.
+func run(o options, root zerolog.Logger) error {
 	if o.cluster.ID != "" {
-		return runCluster(o, log)
+		return runCluster(o, root)
 	}
+	log := componentLogger(root, "cmd")
 	if o.journal.Dir != "" {
 		if fi, err := os.Stat(o.journal.Dir); err != nil || !fi.IsDir() {
 			return &exitError{exitWALDir, fmt.Errorf("-b %s: not a directory", o.journal.Dir)}
@@ -37,33 +38,60 @@ func run(o options, log zerolog.Logger) error {
 	signal.Notify(sigs, syscall.SIGUSR1, syscall.SIGTERM, syscall.SIGINT)
 	defer signal.Stop(sigs)
 
+	if err := o.tls.check(o.addr == plainOff); err != nil {
+		return &exitError{exitUsage, err}
+	}
+	tlsConfig, certs, err := o.tls.config()
+	if err != nil {
+		return err
+	}
+	hup := func() {}
+	if certs != nil {
+		signal.Notify(sigs, syscall.SIGHUP)
+		hup = func() { reloadCerts(certs, log) }
+	}
+	var tokens []string
+	if o.authTokenFile != "" {
+		if tokens, err = readTokens(o.authTokenFile); err != nil {
+			return &exitError{exitUsage, err}
+		}
+		log.Info().Str("component", "cmd").Int("tokens", len(tokens)).Msg("token authentication on")
+	}
+	inherited, err := inheritedListener(o, log)
+	if err != nil {
+		return &exitError{exitSocket, err}
+	}
 	srv, err := engine.Listen(context.Background(), engine.Config{
-		Addr:       listenAddr(o),
-		MaxJobSize: maxJobSize(o.maxJob),
-		Logger:     log,
-		Verbose:    o.verbose,
-		MaxConns:   raiseFileLimit(log),
+		Listener:    inherited,
+		Addr:        listenAddr(o),
+		MaxJobSize:  maxJobSize(o.maxJob),
+		Logger:      componentLogger(root, "engine"),
+		MaxConns:    maxConns(o.net.maxConns, raiseFileLimit(log)),
+		IdleTimeout: o.net.idleTimeout,
+		TLSAddr:     o.tls.addr,
+		TLSConfig:   tlsConfig,
+		AuthTokens:  tokens,
 	})
 	if err != nil {
 		return &exitError{exitSocket, err}
 	}
-	q, jr, err := prepare(o, log)
+	q, jr, err := prepare(o, root)
 	if err != nil {
 		_ = srv.Stop(context.Background())
 		return err
 	}
-	return serve(srv, q, jr, sigs, log)
+	return serve(srv, q, jr, o.admin, sigs, hup, log)
 }
 
 // prepare does what comes between binding and serving: -u, then the
 // journal and the queue it fills.
-func prepare(o options, log zerolog.Logger) (*jobs.Queue, journal, error) {
+func prepare(o options, root zerolog.Logger) (*jobs.Queue, journal, error) {
 	if o.user != "" {
 		if err := becomeUser(o.user); err != nil {
 			return nil, journal{}, err
 		}
 	}
-	jr, err := openJournal(o.journal, log)
+	jr, err := openJournal(o.journal, componentLogger(root, "wal"))
 	if err != nil {
 		return nil, journal{}, err
 	}
@@ -77,31 +105,46 @@ func prepare(o options, log zerolog.Logger) (*jobs.Queue, journal, error) {
 
 // serve runs the queue's timers and the server until a signal (or a server
 // failure), then stops both and closes the journal.
-func serve(srv *engine.Server, q *jobs.Queue, jr journal, sigs <-chan os.Signal, log zerolog.Logger) error {
+func serve(srv *engine.Server, q *jobs.Queue, jr journal, af adminFlags, sigs <-chan os.Signal, hup func(), log zerolog.Logger) error {
 	ctx, stopTimers := context.WithCancel(context.Background())
 	defer stopTimers()
 	timersDone := make(chan struct{})
 	go func() { defer close(timersDone); q.Run(ctx) }()
 
-	b := engine.Backend{Queue: q, BinlogStats: jr.stats}
-	if jr.j != nil {
-		b.Subscribe = jr.j.Subscribe
-	}
-	err := srv.Serve(b)
+	err := srv.Serve(engine.Backend{Queue: q, BinlogStats: jr.stats})
+	var adm *adminServer
 	if err == nil {
-		err = wait(srv, q, sigs, log)
+		adm, err = startAdmin(af, srv, q, jr, log)
 	}
+	if err == nil {
+		err = wait(srv, q, sigs, hup, log)
+	}
+	start := time.Now()
+	conns := q.Stats().Connections
+	adm.markStopping()
 	sctx, cancel := context.WithTimeout(context.Background(), stopTimeout)
 	defer cancel()
-	if serr := srv.Stop(sctx); serr != nil {
+	serr := srv.Stop(sctx)
+	if serr != nil {
 		log.Warn().Err(serr).Msg("stopped before every reply was written")
 	}
+	adm.stop(sctx)
 	stopTimers()
 	<-timersDone
-	if cerr := jr.close(); cerr != nil {
+	cerr := jr.close()
+	if cerr != nil {
 		err = errors.Join(err, fmt.Errorf("closing the journal: %w", cerr))
 	}
+	log.Info().Int64("connections_closed", conns).Bool("replies_written", serr == nil).
+		Bool("journal", jr.j != nil).Bool("journal_synced", jr.j != nil && cerr == nil).
+		Float64("took_ms", msSince(start)).Msg("stopped")
 	return err
+}
+
+// msSince is the time since start in milliseconds, the unit of every
+// "_ms" log field.
+func msSince(start time.Time) float64 {
+	return float64(time.Since(start)) / float64(time.Millisecond)
 }
 
 // newQueue creates the queue and loads the journal's jobs into it.
@@ -116,10 +159,14 @@ func newQueue(jr journal) (*jobs.Queue, error) {
 }
 
 // wait handles signals until one asks to stop, or the server dies.
-func wait(srv *engine.Server, q *jobs.Queue, sigs <-chan os.Signal, log zerolog.Logger) error {
+func wait(srv *engine.Server, q *jobs.Queue, sigs <-chan os.Signal, hup func(), log zerolog.Logger) error {
 	for {
 		select {
 		case sig := <-sigs:
+			if sig == syscall.SIGHUP { // only with --tls
+				hup()
+				continue
+			}
 			if sig == syscall.SIGUSR1 {
 				q.SetDraining(true)
 				log.Info().Msg("drain mode: new jobs are refused from now on")
@@ -128,13 +175,22 @@ func wait(srv *engine.Server, q *jobs.Queue, sigs <-chan os.Signal, log zerolog.
 			log.Info().Stringer("signal", sig).Msg("stopping")
 			return nil
 		case <-srv.Done():
-			return fmt.Errorf("server failed: %w", srv.Err())
+			if err := srv.Err(); err != nil {
+				return fmt.Errorf("server failed: %w", err)
+			}
+			return errors.New("server stopped on its own")
 		}
 	}
 }
 
+// plainOff, as -l, turns the plain listener off (with --tls).
+const plainOff = "none"
+
 // listenAddr joins -l and -p into the engine's address.
 func listenAddr(o options) string {
+	if o.addr == plainOff {
+		return engine.NoPlainListener
+	}
 	if strings.HasPrefix(o.addr, "unix:") {
 		return o.addr
 	}

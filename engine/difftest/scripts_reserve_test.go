@@ -114,7 +114,7 @@ var reserveScripts = []script{
 	}},
 	{name: "reserve/ttr-expiry-goes-back-to-ready", steps: []step{
 		// The reference loses a TTR expiry when epoll wakes it a hair before the
-		// deadline (a known bug, REFERENCE.md): it then notices only on the owner's
+		// deadline (a known bug of the reference): it then notices only on the owner's
 		// next I/O. So b speaks after the deadline; stalkd's expiry on an idle
 		// connection is pinned by the engine's own tests.
 		// TTR 2, so that c's own reservation (from 2s to 2.3s on) cannot run out

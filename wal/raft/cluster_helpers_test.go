@@ -85,7 +85,7 @@ func (c *tcluster) start(i int, peers []Peer) {
 		Timing:            testTiming,
 		SnapshotThreshold: 64, TrailingLogs: 16, SnapshotInterval: 100 * time.Millisecond,
 		MaxBatchBytes: 4 << 10,
-		OnLeader: func(*jobs.Queue, func(func())) (string, error) {
+		OnLeader: func(*jobs.Queue) (string, error) {
 			return "client-" + tn.id, nil
 		},
 		Logger: testLogger().With().Str("node", tn.id).Logger(),

@@ -23,7 +23,7 @@ func TestClusterBasics(t *testing.T) {
 	c := newCluster(t, 3)
 	li, q := c.leader()
 	s := q.NewSession(nil)
-	id, seq, err := s.Put(jobs.PutRequest{Pri: 1, TTR: time.Hour, Body: []byte("one\r\n")})
+	id, seq, err := s.Put(jobs.PutRequest{Pri: 1, TTR: time.Hour, Wire: []byte("one\r\n")})
 	require.NoError(t, err)
 	require.NoError(t, waitCommitted(t, q, seq))
 	for i := range c.nodes {
@@ -81,7 +81,7 @@ func TestClusterBasics(t *testing.T) {
 	_, err = other.Reserve(0)
 	assert.ErrorIs(t, err, jobs.ErrTimedOut, "a reserved job is handed to no second worker")
 	// New ids continue above the old ones.
-	id2, seq, err := other.Put(jobs.PutRequest{TTR: time.Second, Body: []byte("two\r\n")})
+	id2, seq, err := other.Put(jobs.PutRequest{TTR: time.Second, Wire: []byte("two\r\n")})
 	require.NoError(t, err)
 	require.NoError(t, waitCommitted(t, nq, seq))
 	assert.Greater(t, id2, id)
@@ -109,7 +109,7 @@ func TestClusterMembership(t *testing.T) {
 	s := q.NewSession(nil)
 	var last uint64
 	for k := 0; k < 300; k++ { // past the snapshot threshold: joiners need a snapshot
-		id, seq, err := s.Put(jobs.PutRequest{TTR: time.Minute, Body: []byte(fmt.Sprintf("m%d\r\n", k))})
+		id, seq, err := s.Put(jobs.PutRequest{TTR: time.Minute, Wire: []byte(fmt.Sprintf("m%d\r\n", k))})
 		require.NoError(t, err)
 		require.NoError(t, waitCommitted(t, q, seq))
 		last = id
@@ -135,7 +135,7 @@ func TestClusterMembership(t *testing.T) {
 	c.start(fi, nil)
 	require.Empty(t, c.image(fi))
 	require.NoError(t, ln.AddVoter(c.nodes[fi].id, string(c.nodes[fi].addr)))
-	id, seq, err := s.Put(jobs.PutRequest{TTR: time.Minute, Body: []byte("after\r\n")})
+	id, seq, err := s.Put(jobs.PutRequest{TTR: time.Minute, Wire: []byte("after\r\n")})
 	require.NoError(t, err)
 	require.NoError(t, waitCommitted(t, q, seq))
 	waitFor(t, "the wiped node to catch up", func() bool {
@@ -199,7 +199,7 @@ func runModel(t *testing.T, seed int64, dur time.Duration) {
 		switch r := rng.Intn(10); {
 		case r < 6 || len(m.live) == 0:
 			body := fmt.Sprintf("s%d-%d\r\n", seed, k)
-			id, seq, err := s.Put(jobs.PutRequest{Pri: uint32(rng.Intn(3)), TTR: time.Hour, Body: []byte(body)})
+			id, seq, err := s.Put(jobs.PutRequest{Pri: uint32(rng.Intn(3)), TTR: time.Hour, Wire: []byte(body)})
 			if err == nil {
 				err = waitCommitted(t, q, seq)
 			}
@@ -273,7 +273,7 @@ func runModel(t *testing.T, seed int64, dur time.Duration) {
 	_, q = c.leader()
 	s = q.NewSession(nil)
 	for {
-		id, seq, err := s.Put(jobs.PutRequest{TTR: time.Second, Body: []byte("final\r\n")})
+		id, seq, err := s.Put(jobs.PutRequest{TTR: time.Second, Wire: []byte("final\r\n")})
 		if err == nil && waitCommitted(t, q, seq) == nil {
 			m.live[id] = "final\r\n"
 			break

@@ -160,7 +160,7 @@ func (n *Node) startTerm() error {
 	if n.cfg.OnLeader == nil {
 		return nil
 	}
-	addr, err := n.cfg.OnLeader(q, j.Subscribe)
+	addr, err := n.cfg.OnLeader(q)
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}

@@ -20,12 +20,14 @@ type options struct {
 	serverA, serverB string
 	labelA, labelB   string
 	rounds           int
+	comparePID       int
 	json, quiet      bool
 	ceiling          bool
 	serverLog        bool
 	cpuProfile       string
 	only             string
 	goroutineEcho    bool
+	heavy            bool
 }
 
 func (o *options) comparing() bool {
@@ -48,13 +50,18 @@ scenarios:
   e2e         -p P producers and -c C consumers at once; latency is put-to-reserve
   conns       hold --idle N idle connections, then time commands on a fresh one
   mem         preload -n jobs and report the server's RSS per job (needs --server or --pid)
+  connect     C workers each dial (with --tls: handshake), send one command, close, in a loop
+  mem-return  RSS idle, after -n puts, after deleting them all, and --settle later (needs --server or --pid)
   serve-echo  run the built-in echo server on -a for --duration
   all         every case of BENCHMARKS.md against one target (--server CMD, or -a ADDR [--pid N])
   compare-all every case against two targets (--server-a CMD --server-b CMD, or -a A --compare B)
 
-Every run also measures the generator's own ceiling against a built-in echo
-server (--no-ceiling to skip). Server templates are run with sh -c; {port} is
-replaced by a free port.
+With --server (or --pid) every run also reports the server's CPU time per
+operation (utime+stime from /proc over the measured window). In server
+templates {port} becomes a free port and {dir} a fresh empty directory per
+run (for -b). Every run also measures the generator's own ceiling against a
+built-in echo server (--no-ceiling to skip). Templates run with sh -c.
+--heavy adds the long cases to all and compare-all.
 
 flags:
 `
@@ -80,10 +87,16 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	fs.IntVar(&c.Idle, "idle", 1000, "conns: idle connections to hold")
 	fs.IntVar(&c.Probes, "probes", 100, "conns: put/reserve/delete cycles on the fresh connection")
 	fs.DurationVar(&c.Timeout, "timeout", 0, "hard cap on one run (default duration+warmup+60s)")
-	fs.IntVar(&c.PID, "pid", 0, "pid of the target server, for RSS figures")
+	fs.IntVar(&c.PID, "pid", 0, "pid of the target server, for RSS and CPU-per-operation figures")
+	fs.IntVar(&c.PID, "server-pid", 0, "same as --pid")
 	fs.BoolVar(&c.NoDrain, "no-drain", false, "leave the jobs a run put in the server")
+	fs.IntVar(&c.DelayedTubes, "delayed-tubes", 0, "first put one delayed job into each of N other tubes (not timed)")
+	fs.BoolVar(&c.WatchAll, "watch-all", false, "reserve, e2e: every consumer watches all -t tubes")
+	fs.DurationVar(&c.Settle, "settle", 0, "mem-return: wait this long after deleting before the last RSS reading (default 30s)")
+	fs.BoolVar(&o.heavy, "heavy", false, "all, compare-all: also run the heavy cases (100k tubes, 1M-job memory return)")
 	fs.StringVar(&o.server, "server", "", "start the target from this command template (with {port})")
 	fs.StringVar(&o.compare, "compare", "", "compare against this second address (B)")
+	fs.IntVar(&o.comparePID, "compare-pid", 0, "compare: pid of the server at --compare (B), for RSS and CPU figures")
 	fs.StringVar(&o.serverA, "server-a", "", "compare: start A from this template, fresh per run")
 	fs.StringVar(&o.serverB, "server-b", "", "compare: start B from this template, fresh per run")
 	fs.StringVar(&o.cfg.Label, "label", "", "name of the target in reports")
@@ -97,6 +110,13 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	fs.BoolVar(&o.goroutineEcho, "goroutines", false, "serve-echo: one goroutine per connection instead of the epoll loop")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write the generator's CPU profile to this file")
 	noCeiling := fs.Bool("no-ceiling", false, "skip the echo-server ceiling run")
+	var tlsOpt loadgen.TLSOptions
+	fs.BoolVar(&tlsOpt.Enable, "tls", false, "connect over TLS (the handshake is not timed; the ceiling stays plaintext)")
+	fs.StringVar(&tlsOpt.CAFile, "tls-ca", "", "--tls: PEM file of the CA to verify the server with (default: system roots)")
+	fs.BoolVar(&tlsOpt.Insecure, "tls-insecure", false, "--tls: do not verify the server's certificate")
+	fs.StringVar(&tlsOpt.CertFile, "tls-cert", "", "--tls: client certificate (PEM) for mutual TLS")
+	fs.StringVar(&tlsOpt.KeyFile, "tls-key", "", "--tls: client key (PEM) for mutual TLS")
+	fs.StringVar(&tlsOpt.ServerName, "tls-server-name", "", "--tls: name to verify in the server's certificate (default: the address's host)")
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		o.scenario, args = args[0], args[1:]
 	}
@@ -117,6 +137,11 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 		return nil, errors.New("no scenario given")
 	}
 	o.ceiling = !*noCeiling
+	tc, err := loadgen.NewTLSConfig(tlsOpt)
+	if err != nil {
+		return nil, err
+	}
+	c.TLS = tc
 	c.Scenario = o.scenario
 	if !o.quiet {
 		c.Progress = os.Stderr

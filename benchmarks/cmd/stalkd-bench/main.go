@@ -103,8 +103,8 @@ func runSingle(o *options, stdout, stderr io.Writer) error {
 
 // runCompare alternates A and B for --rounds rounds, then runs the ceiling once.
 func runCompare(o *options, stdout, stderr io.Writer) error {
-	a := loadgen.Target{Label: o.labelA, Addr: o.cfg.Addr, Template: o.serverA}
-	b := loadgen.Target{Label: o.labelB, Addr: o.compare, Template: o.serverB}
+	a := loadgen.Target{Label: o.labelA, Addr: o.cfg.Addr, PID: o.cfg.PID, Template: o.serverA}
+	b := loadgen.Target{Label: o.labelB, Addr: o.compare, PID: o.comparePID, Template: o.serverB}
 	if a.Label == "" {
 		a.Label = "A " + pick(firstWord(a.Template), a.Addr)
 	}

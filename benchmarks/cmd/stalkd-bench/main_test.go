@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"testing"
 	"time"
 
@@ -84,14 +85,65 @@ func TestRunCompareTable(t *testing.T) {
 
 func TestMatrixCommandLines(t *testing.T) {
 	lines := map[string]string{}
-	for _, c := range matrix(5 * time.Second) {
+	for _, c := range matrix(5*time.Second, false) {
 		lines[c.name] = commandLine(c.cfg)
 	}
 	assert.Equal(t, "stalkd-bench put -c 10 -d 64 -s 100 --warmup 1s --duration 5s", lines["put-pipelined"])
 	assert.Equal(t, "stalkd-bench reserve -c 10 -b 16 -s 100 -n 1000000", lines["reserve-batched"])
 	assert.Equal(t, "stalkd-bench e2e -p 50 -c 50 -s 100 --rate 5000 --warmup 1s --duration 5s", lines["e2e-50x50-paced"])
 	assert.Equal(t, "stalkd-bench conns --idle 10000", lines["conns-10k-idle"])
-	assert.Len(t, lines, 10)
+	assert.Equal(t, "stalkd-bench put -c 1 -s 100 --warmup 1s --duration 5s", lines["put-1conn-f0"])
+	assert.Equal(t, "stalkd-bench reserve -c 1 -t 1000 --watch-all -s 100 -n 100000", lines["reserve-watch-1000"])
+	assert.Equal(t, "stalkd-bench put -c 10 --delayed-tubes 10000 -s 100 --warmup 1s --duration 5s", lines["put-10k-tubes"])
+	assert.Equal(t, "stalkd-bench connect -c 10 -s 100 --warmup 1s --duration 5s", lines["connect-10conns"])
+	assert.Len(t, lines, 16)
+	assert.NotContains(t, lines, "mem-return-1M", "heavy cases only with --heavy")
+
+	heavy := map[string]string{}
+	for _, c := range matrix(5*time.Second, true) {
+		heavy[c.name] = commandLine(c.cfg)
+	}
+	assert.Len(t, heavy, 19)
+	assert.Equal(t, "stalkd-bench mem-return -s 100 -n 1000000 --settle 30s", heavy["mem-return-1M"])
+	assert.Equal(t, "stalkd-bench reserve -c 10 --delayed-tubes 100000 -s 100 -n 20000", heavy["reserve-100k-tubes"])
+}
+
+func TestMatrixServerArgs(t *testing.T) {
+	o := &options{server: "stalkd -p {port}"}
+	require.True(t, o.withServerArgs("-b {dir} -f0"))
+	assert.Equal(t, "stalkd -p {port} -b {dir} -f0", o.server)
+	o = &options{serverA: "a {port}", serverB: "b {port}"}
+	require.True(t, o.withServerArgs("-F"))
+	assert.Equal(t, []string{"a {port} -F", "b {port} -F"}, []string{o.serverA, o.serverB})
+	assert.False(t, (&options{serverA: "a {port}", compare: "127.0.0.1:1"}).withServerArgs("-F"),
+		"a running B cannot take flags")
+	assert.False(t, (&options{}).withServerArgs("-F"))
+
+	var out, errs bytes.Buffer
+	code := run([]string{"all", "-a", "echo", "--only", "put-1conn-f0", "--quiet", "--no-ceiling"}, &out, &errs)
+	require.Equal(t, 0, code, errs.String())
+	assert.Contains(t, out.String(), "## put-1conn-f0\nskipped: needs server templates")
+}
+
+// TestDurableCaseAgainstReference runs the -b -f0 case against the
+// reference: {dir} becomes a fresh journal directory (beanstalkd refuses
+// to start with -b naming a missing one).
+func TestDurableCaseAgainstReference(t *testing.T) {
+	if _, err := exec.LookPath("beanstalkd"); err != nil {
+		t.Skip("beanstalkd (the reference server) is not on PATH")
+	}
+	var out, errs bytes.Buffer
+	code := run([]string{"all", "--server", "beanstalkd -l 127.0.0.1 -p {port}", "--only", "put-1conn-f0",
+		"--duration", "300ms", "--quiet", "--no-ceiling", "--json"}, &out, &errs)
+	require.Equal(t, 0, code, errs.String())
+	var got map[string]struct {
+		Results []loadgen.Result `json:"results"`
+	}
+	require.NoError(t, json.Unmarshal(out.Bytes(), &got), out.String())
+	r := got["put-1conn-f0"].Results
+	require.Len(t, r, 1)
+	assert.Greater(t, r[0].Ops, int64(0))
+	assert.Zero(t, r[0].Errors)
 }
 
 func TestAllAgainstEcho(t *testing.T) {
@@ -104,4 +156,24 @@ func TestAllAgainstEcho(t *testing.T) {
 
 	_, err := parseArgs([]string{"compare-all"}, &errs)
 	assert.ErrorContains(t, err, "two targets")
+}
+
+func TestParseTLSAndPIDFlags(t *testing.T) {
+	var errs bytes.Buffer
+	o, err := parseArgs([]string{"put", "--tls", "--tls-insecure", "--tls-server-name", "q.example", "--server-pid", "42",
+		"--compare", "127.0.0.1:2", "--compare-pid", "43"}, &errs)
+	require.NoError(t, err)
+	require.NotNil(t, o.cfg.TLS)
+	assert.True(t, o.cfg.TLS.InsecureSkipVerify)
+	assert.Equal(t, "q.example", o.cfg.TLS.ServerName)
+	assert.Equal(t, 42, o.cfg.PID)
+	assert.Equal(t, 43, o.comparePID)
+
+	o, err = parseArgs([]string{"put"}, &errs)
+	require.NoError(t, err)
+	assert.Nil(t, o.cfg.TLS, "plain TCP unless --tls")
+	_, err = parseArgs([]string{"put", "--tls-insecure"}, &errs)
+	assert.ErrorContains(t, err, "without --tls")
+	_, err = parseArgs([]string{"put", "--tls", "--tls-cert", "c.pem"}, &errs)
+	assert.ErrorContains(t, err, "certificate and a key")
 }

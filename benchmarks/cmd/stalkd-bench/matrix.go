@@ -14,6 +14,11 @@ import (
 type matrixCase struct {
 	name string
 	cfg  loadgen.Config
+	// serverArgs are appended to every server template for this case
+	// (e.g. "-b {dir} -f0"); a case with them needs templates, not
+	// running servers.
+	serverArgs string
+	heavy      bool // only with --heavy
 }
 
 // largeBody is the "64 KiB" body: the largest job both servers accept with
@@ -21,25 +26,46 @@ type matrixCase struct {
 const largeBody = 65535
 
 // matrix is the case list of `all` and `compare-all`; timed cases run a 1 s
-// warmup and then d (--duration); -n caps the count of the others.
-func matrix(d time.Duration) []matrixCase {
+// warmup and then d (--duration); -n caps the count of the others. Heavy
+// cases (minutes each against the reference) run only with --heavy.
+func matrix(d time.Duration, heavy bool) []matrixCase {
 	timed := func(c loadgen.Config) loadgen.Config {
 		c.Warmup, c.Duration = time.Second, d
 		return c
 	}
 	const put, res, e2e = loadgen.ScenarioPut, loadgen.ScenarioReserve, loadgen.ScenarioE2E
-	return []matrixCase{
-		{"put-pipelined", timed(loadgen.Config{Scenario: put, Conns: 10, Pipeline: 64})},
-		{"reserve-batched", loadgen.Config{Scenario: res, Conns: 10, Batch: 16, Jobs: 1_000_000}},
-		{"put-100conns", timed(loadgen.Config{Scenario: put, Conns: 100})},
-		{"reserve-100conns", loadgen.Config{Scenario: res, Conns: 100, Jobs: 300_000}},
-		{"e2e-50x50", timed(loadgen.Config{Scenario: e2e, Producers: 50, Conns: 50})},
-		{"e2e-50x50-paced", timed(loadgen.Config{Scenario: e2e, Producers: 50, Conns: 50, Rate: 5000})},
-		{"put-64KiB", timed(loadgen.Config{Scenario: put, Conns: 10, Pipeline: 4, Size: largeBody})},
-		{"reserve-64KiB", loadgen.Config{Scenario: res, Conns: 10, Batch: 4, Size: largeBody, Jobs: 20_000}},
-		{"mem-1M-jobs", loadgen.Config{Scenario: loadgen.ScenarioMem, Jobs: 1_000_000}},
-		{"conns-10k-idle", loadgen.Config{Scenario: loadgen.ScenarioConns, Idle: 10_000}},
+	all := []matrixCase{
+		{name: "put-pipelined", cfg: timed(loadgen.Config{Scenario: put, Conns: 10, Pipeline: 64})},
+		{name: "reserve-batched", cfg: loadgen.Config{Scenario: res, Conns: 10, Batch: 16, Jobs: 1_000_000}},
+		{name: "put-1conn", cfg: timed(loadgen.Config{Scenario: put, Conns: 1})},
+		{name: "put-100conns", cfg: timed(loadgen.Config{Scenario: put, Conns: 100})},
+		{name: "reserve-1conn", cfg: loadgen.Config{Scenario: res, Conns: 1, Jobs: 100_000}},
+		{name: "reserve-100conns", cfg: loadgen.Config{Scenario: res, Conns: 100, Jobs: 300_000}},
+		{name: "reserve-watch-1000", cfg: loadgen.Config{Scenario: res, Conns: 1, Tubes: 1000, WatchAll: true,
+			Jobs: 100_000}},
+		{name: "e2e-50x50", cfg: timed(loadgen.Config{Scenario: e2e, Producers: 50, Conns: 50})},
+		{name: "e2e-50x50-paced", cfg: timed(loadgen.Config{Scenario: e2e, Producers: 50, Conns: 50, Rate: 5000})},
+		{name: "put-64KiB", cfg: timed(loadgen.Config{Scenario: put, Conns: 10, Pipeline: 4, Size: largeBody})},
+		{name: "reserve-64KiB", cfg: loadgen.Config{Scenario: res, Conns: 10, Batch: 4, Size: largeBody, Jobs: 20_000}},
+		{name: "put-1conn-f0", cfg: timed(loadgen.Config{Scenario: put, Conns: 1}), serverArgs: "-b {dir} -f0"},
+		{name: "put-10k-tubes", cfg: timed(loadgen.Config{Scenario: put, Conns: 10, DelayedTubes: 10_000})},
+		{name: "mem-1M-jobs", cfg: loadgen.Config{Scenario: loadgen.ScenarioMem, Jobs: 1_000_000}},
+		{name: "conns-10k-idle", cfg: loadgen.Config{Scenario: loadgen.ScenarioConns, Idle: 10_000}},
+		{name: "connect-10conns", cfg: timed(loadgen.Config{Scenario: loadgen.ScenarioConnect, Conns: 10})},
+		{name: "put-100k-tubes", heavy: true,
+			cfg: timed(loadgen.Config{Scenario: put, Conns: 10, DelayedTubes: 100_000, Timeout: 15 * time.Minute})},
+		{name: "reserve-100k-tubes", heavy: true,
+			cfg: loadgen.Config{Scenario: res, Conns: 10, Jobs: 20_000, DelayedTubes: 100_000, Timeout: 15 * time.Minute}},
+		{name: "mem-return-1M", heavy: true,
+			cfg: loadgen.Config{Scenario: loadgen.ScenarioMemReturn, Jobs: 1_000_000, Settle: 30 * time.Second}},
 	}
+	var out []matrixCase
+	for _, c := range all {
+		if heavy || !c.heavy {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // commandLine is the stalkd-bench invocation that runs c on its own.
@@ -51,7 +77,7 @@ func commandLine(c loadgen.Config) string {
 	switch c.Scenario {
 	case loadgen.ScenarioE2E:
 		fmt.Fprintf(&b, " -p %d -c %d", c.Producers, c.Conns)
-	case loadgen.ScenarioPut, loadgen.ScenarioReserve:
+	case loadgen.ScenarioPut, loadgen.ScenarioReserve, loadgen.ScenarioConnect:
 		fmt.Fprintf(&b, " -c %d", c.Conns)
 	}
 	if c.Pipeline > 1 {
@@ -59,6 +85,15 @@ func commandLine(c loadgen.Config) string {
 	}
 	if c.Batch > 1 {
 		fmt.Fprintf(&b, " -b %d", c.Batch)
+	}
+	if c.Tubes > 1 {
+		fmt.Fprintf(&b, " -t %d", c.Tubes)
+	}
+	if c.WatchAll {
+		b.WriteString(" --watch-all")
+	}
+	if c.DelayedTubes > 0 {
+		fmt.Fprintf(&b, " --delayed-tubes %d", c.DelayedTubes)
 	}
 	if c.Scenario != loadgen.ScenarioConns {
 		fmt.Fprintf(&b, " -s %d", c.Size)
@@ -77,6 +112,9 @@ func commandLine(c loadgen.Config) string {
 	if timed {
 		fmt.Fprintf(&b, " --duration %v", c.Duration)
 	}
+	if c.Scenario == loadgen.ScenarioMemReturn {
+		fmt.Fprintf(&b, " --settle %v", c.Settle)
+	}
 	return b.String()
 }
 
@@ -89,7 +127,7 @@ func runMatrix(o *options, stdout, stderr io.Writer) error {
 	}
 	report := map[string]any{}
 	var failed []string
-	for _, mc := range matrix(d) {
+	for _, mc := range matrix(d, o.heavy) {
 		if !strings.Contains(mc.name, o.only) {
 			continue
 		}
@@ -97,12 +135,28 @@ func runMatrix(o *options, stdout, stderr io.Writer) error {
 		sub.scenario = mc.cfg.Scenario
 		sub.cfg = mc.cfg
 		sub.cfg.Addr, sub.cfg.PID, sub.cfg.Label = o.cfg.Addr, o.cfg.PID, o.cfg.Label
-		sub.cfg.Progress, sub.cfg.NoDrain, sub.cfg.Timeout = o.cfg.Progress, o.cfg.NoDrain, o.cfg.Timeout
+		sub.cfg.Progress, sub.cfg.NoDrain = o.cfg.Progress, o.cfg.NoDrain
+		sub.cfg.TLS = o.cfg.TLS
+		if o.cfg.Timeout > 0 {
+			sub.cfg.Timeout = o.cfg.Timeout
+		}
+		if o.cfg.Settle > 0 {
+			sub.cfg.Settle = o.cfg.Settle
+		}
+		if mc.serverArgs != "" {
+			if !sub.withServerArgs(mc.serverArgs) {
+				if !o.json {
+					fmt.Fprintf(stdout, "\n## %s\nskipped: needs server templates (--server, or --server-a and --server-b) to add %q\n",
+						mc.name, mc.serverArgs)
+				}
+				continue
+			}
+		}
 		if o.cfg.Jobs > 0 && sub.cfg.Jobs > 0 {
 			sub.cfg.Jobs = min(sub.cfg.Jobs, o.cfg.Jobs) // -n caps the count-bounded cases
 		}
 		if !o.json {
-			fmt.Fprintf(stdout, "\n## %s\n$ %s %s\n", mc.name, commandLine(sub.cfg), o.targetFlags())
+			fmt.Fprintf(stdout, "\n## %s\n$ %s %s\n", mc.name, commandLine(sub.cfg), sub.targetFlags())
 		}
 		var out strings.Builder
 		var err error
@@ -130,6 +184,23 @@ func runMatrix(o *options, stdout, stderr io.Writer) error {
 		return fmt.Errorf("failed: %s", strings.Join(failed, ", "))
 	}
 	return nil
+}
+
+// withServerArgs appends args to every server template; false when a
+// target is a running server (no template to add them to).
+func (o *options) withServerArgs(args string) bool {
+	switch {
+	case o.comparing() && (o.serverA == "" || o.serverB == ""):
+		return false
+	case !o.comparing() && o.server == "":
+		return false
+	}
+	for _, t := range []*string{&o.server, &o.serverA, &o.serverB} {
+		if *t != "" {
+			*t += " " + args
+		}
+	}
+	return true
 }
 
 // targetFlags is the part of the command line that names the target(s).

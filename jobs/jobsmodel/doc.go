@@ -13,8 +13,9 @@
 // Queue.Tick does: job timers (delays ending at the deadline, TTRs running
 // out one nanosecond after it) in (time, id) order, then pauses ending in
 // (time, tube creation) order, then waits ending. What it encodes is the
-// behaviour the reference server shows (REFERENCE.md 2.4-2.8 and its
-// "surprising behaviours"), written as directly as possible, so that it can
+// behaviour the reference server shows (ordering by priority then id, delays
+// and TTRs by deadline, the round-robin waiter order, kick's buried-first
+// rule), written as directly as possible, so that it can
 // be read as a specification.
 //
 // # The harness

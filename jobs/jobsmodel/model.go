@@ -24,7 +24,7 @@ type Model struct {
 	tubes    []*mtube // listing order
 	sessions map[int]*msess
 
-	cmds            [jobs.NumCmds]uint64
+	cmds            [jobs.MaxCommands]uint64
 	timeouts, total uint64
 	connections     uint64
 	draining        bool

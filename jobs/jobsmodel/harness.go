@@ -78,25 +78,28 @@ func sameReply(a, b Reply) bool {
 }
 
 // sessionOnly lists the operations a session waiting in reserve must not
-// call, and the command each counts as.
-var sessionOnly = map[Kind]jobs.Cmd{
-	Put: jobs.CmdPut, Reserve: jobs.CmdReserve, ReserveJob: jobs.CmdReserveJob, Delete: jobs.CmdDelete,
-	Release: jobs.CmdRelease, Bury: jobs.CmdBury, Touch: jobs.CmdTouch, Kick: jobs.CmdKick,
-	KickJob: jobs.CmdKickJob, PeekReady: jobs.CmdPeekReady, PeekDelayed: jobs.CmdPeekDelayed,
-	PeekBuried: jobs.CmdPeekBuried, Use: jobs.CmdUse, Watch: jobs.CmdWatch, Ignore: jobs.CmdIgnore,
+// call. Each counts as a command: its Kind is its counter, and a reserve
+// with a timeout counts as rwtCounter.
+var sessionOnly = map[Kind]bool{
+	Put: true, Reserve: true, ReserveJob: true, Delete: true, Release: true, Bury: true, Touch: true,
+	Kick: true, KickJob: true, PeekReady: true, PeekDelayed: true, PeekBuried: true, Use: true,
+	Watch: true, Ignore: true,
 }
+
+const rwtCounter = int(NumKinds)
 
 // apply runs op on both sides and returns both replies; ok is false when
 // the operation was skipped or has no reply.
 func (h *Harness) apply(op Op) (got, want Reply, ok bool) {
 	sl := h.slots[op.Slot]
 	s, id, m := sl.s, sl.id, h.M
-	if cmd, only := sessionOnly[op.Kind]; only {
+	if sessionOnly[op.Kind] {
 		if m.Waiting(id) {
 			return got, want, false
 		}
+		cmd := int(op.Kind)
 		if op.Kind == Reserve && op.D >= 0 {
-			cmd = jobs.CmdReserveWithTimeout
+			cmd = rwtCounter
 		}
 		s.Count(cmd)
 		m.Count(cmd)
@@ -105,7 +108,7 @@ func (h *Harness) apply(op Op) (got, want Reply, ok bool) {
 	case Put:
 		h.bodies++
 		body := fmt.Sprintf("b%d%s", h.bodies, strings.Repeat("x", op.Size))
-		jid, _, err := s.Put(jobs.PutRequest{Pri: op.Pri, Delay: op.D, TTR: op.TTR, Body: []byte(body + "\r\n")})
+		jid, _, err := s.Put(jobs.PutRequest{Pri: op.Pri, Delay: op.D, TTR: op.TTR, Body: []byte(body)})
 		return Reply{ID: jid, Err: err}, m.Put(id, op.Pri, op.D, op.TTR, body), true
 	case Reserve:
 		return job(s.Reserve(op.D)), m.Reserve(id, op.D), true

@@ -181,4 +181,5 @@ func (m *Model) PeekState(s int, st jobs.State) Reply {
 func (m *Model) SetDraining(on bool) { m.draining = on }
 
 // Count counts a command.
-func (m *Model) Count(c jobs.Cmd) { m.cmds[c]++ }
+// Count adds one to command counter c.
+func (m *Model) Count(c int) { m.cmds[c]++ }

@@ -1,0 +1,50 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// usage prints the help text: every command, the global flags and the exit
+// codes. With a command named (stalkctl put -h) it still prints it all;
+// the text is short enough.
+func usage(w io.Writer, _ *invocation) {
+	fmt.Fprintf(w, `stalkctl - command line for stalkd and beanstalkd
+
+usage: stalkctl [-a ADDR] [--json] COMMAND [ARGS] [FLAGS]
+
+ADDR is HOST:PORT, HOST (port 11300) or unix:/path; default $STALKD_ADDR,
+else %s. Flags may also follow the command and its arguments.
+
+commands:
+`, defaultAddr)
+	for _, c := range commands {
+		fmt.Fprintf(w, "  %s\n", strings.TrimSpace(c.name+" "+c.synopsis))
+		fmt.Fprintf(w, "      %s\n", c.help)
+	}
+	fmt.Fprintf(w, `
+global flags:
+  -a ADDR    server address
+  --json     print JSON (one document; top prints one per refresh)
+  -h         this help
+
+exit codes:
+  %d  success
+  %d  the server refused the command (BAD_FORMAT, DRAINING, JOB_TOO_BIG, ...)
+  %d  bad command line
+  %d  cannot connect to the server, or the connection failed
+  %d  no such job or tube (NOT_FOUND; peek finding no job in that state)
+  %d  the server does not support the command (clear, list on a plain beanstalkd)
+  %d  drain: --timeout passed before the tube drained
+
+examples:
+  stalkctl tubes
+  echo '{"to":"x"}' | stalkctl put -t emails --pri 10
+  stalkctl peek buried -t emails
+  stalkctl kick 100 -t emails
+  stalkctl list emails buried --json
+  stalkctl drain emails --timeout 5m
+  STALKD_ADDR=unix:/run/stalkd.sock stalkctl top
+`, exitOK, exitFailure, exitUsage, exitConnect, exitNotFound, exitUnsupported, exitTimeout)
+}

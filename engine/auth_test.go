@@ -1,0 +1,162 @@
+package engine
+
+import (
+	"bytes"
+	"io"
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/rs/zerolog"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/stalkd/stalkd/codec"
+)
+
+const goodToken = "s3cret-token-with-some-length"
+
+// lockedBuf is a log sink the server's goroutines may share.
+type lockedBuf struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuf) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuf) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+func startAuthServer(t *testing.T) (*Server, *lockedBuf) {
+	logs := &lockedBuf{}
+	s := startServer(t, func(c *Config) {
+		c.AuthTokens = []string{"", "another-token", goodToken}
+		c.Logger = zerolog.New(logs)
+	})
+	return s, logs
+}
+
+// Before auth, every command (each word of the table) is refused, runs
+// nothing and counts nothing.
+func TestAuthRefusesEveryCommandFirst(t *testing.T) {
+	s, _ := startAuthServer(t)
+	c := dial(t, s)
+	for _, spec := range codec.Commands() {
+		line, ok := sampleLines[spec.Op]
+		if !ok {
+			continue
+		}
+		c.do(line+"\r\n", "UNAUTHORIZED\r\n")
+	}
+	c.do("reserve\r\nreserve-with-timeout 5\r\n", "UNAUTHORIZED\r\nUNAUTHORIZED\r\n")
+	c.do("bogus\r\nput x\r\n\r\n", "UNAUTHORIZED\r\nUNAUTHORIZED\r\nUNAUTHORIZED\r\n")
+	assert.Equal(t, [64]uint64{}, s.Queue().Stats().Cmds, "nothing was counted")
+	assert.Zero(t, s.Queue().Stats().TotalJobs)
+
+	c.do("auth "+goodToken+"\r\n", "AUTHENTICATED\r\n")
+	c.do("list-tube-used\r\n", "USING default\r\n")
+	c.do("quit\r\n", "")
+	c.expectEOF()
+}
+
+// A put refused before auth does not have its body read as commands, even
+// when the body looks like commands or is too big.
+func TestAuthPutBodyIsNeverParsed(t *testing.T) {
+	s, _ := startAuthServer(t)
+	c := dial(t, s)
+	c.do("put 0 0 10 17\r\nclear-tube dflt\r\n\r\n", "UNAUTHORIZED\r\n")
+	c.do("put 0 0 10 100000\r\n"+strings.Repeat("use x\r\n", 14285)+"abcde\r\n", "UNAUTHORIZED\r\n")
+	c.do("auth "+goodToken+"\r\nlist-tube-used\r\n", "AUTHENTICATED\r\nUSING default\r\n")
+	assert.Zero(t, s.Queue().Stats().TotalJobs)
+	c.do("put 0 0 10 2\r\nok\r\n", "INSERTED 1\r\n")
+}
+
+// Wrong, then right; three wrong tokens close the connection, and the log
+// names the attempt but never the token.
+func TestAuthFailures(t *testing.T) {
+	s, logs := startAuthServer(t)
+	c := dial(t, s)
+	c.do("auth nope\r\n", "UNAUTHORIZED\r\n")
+	c.do("auth another-token\r\n", "AUTHENTICATED\r\n")
+	c.do("auth wrong-again\r\n", "UNAUTHORIZED\r\n")
+	c.do("list-tube-used\r\n", "USING default\r\n")
+
+	d := dial(t, s)
+	d.do("auth "+goodToken+"x\r\n", "UNAUTHORIZED\r\n")
+	d.do("auth x"+goodToken+"\r\n", "UNAUTHORIZED\r\n")
+	d.do("auth "+goodToken[:10]+"\r\n", "UNAUTHORIZED\r\n")
+	d.expectEOF()
+	require.Eventually(t, func() bool { return strings.Contains(logs.String(), "repeated wrong auth tokens") },
+		ioTimeout, ioTimeout/100)
+	assert.NotContains(t, logs.String(), goodToken[:10])
+	assert.NotContains(t, logs.String(), "wrong-again")
+	assert.Contains(t, logs.String(), `"failures":3`)
+	assert.Contains(t, logs.String(), `"remote_addr":"127.0.0.1:`)
+
+	q := dial(t, s)
+	q.do("quit\r\n", "")
+	q.expectEOF()
+}
+
+// Without tokens, nothing is gated and auth with any token is accepted.
+func TestAuthOffByDefault(t *testing.T) {
+	s := startServer(t)
+	c := dial(t, s)
+	c.do("list-tube-used\r\nauth anything\r\n", "USING default\r\nAUTHENTICATED\r\n")
+	c.do("auth a b\r\nauth \r\n", "BAD_FORMAT\r\nBAD_FORMAT\r\n")
+}
+
+func TestTokenSet(t *testing.T) {
+	ts := newTokenSet([]string{"a", "", "bb"})
+	assert.Len(t, ts, 2, "empty tokens are ignored")
+	assert.True(t, ts.match([]byte("a")))
+	assert.True(t, ts.match([]byte("bb")))
+	for _, no := range []string{"", "b", "aa", "A", "bb "} {
+		assert.False(t, ts.match([]byte(no)), "%q", no)
+	}
+	assert.False(t, tokenSet(nil).match([]byte("")))
+}
+
+// Garbage thrown at the gate, in random pieces, gets nothing but
+// UNAUTHORIZED (or a close after wrong tokens), changes nothing, and leaves
+// the server serving an honest client.
+func TestAuthGateGarbage(t *testing.T) {
+	s, _ := startAuthServer(t)
+	r := rand.New(rand.NewPCG(7, 7))
+	words := []string{"put 0 0 0 3\r\n", "auth x\r\n", "auth ", "use a\r\n", "\r\n", "\r", "\n", "delete 1\r\n",
+		"reserve\r\n", "clear-tube default\r\n", "\x00", "stats", " ", "list-jobs default ready 0 9\r\n"}
+	for range 20 {
+		c := dial(t, s)
+		var b strings.Builder
+		for range 1 + r.IntN(60) {
+			if r.IntN(3) == 0 {
+				for range r.IntN(40) {
+					b.WriteByte(byte(r.IntN(256)))
+				}
+			} else {
+				b.WriteString(words[r.IntN(len(words))])
+			}
+		}
+		_, _ = c.c.Write([]byte(b.String()))
+		require.NoError(t, c.closeWriteErr())
+		all, _ := io.ReadAll(c.r)
+		for _, line := range strings.SplitAfter(string(all), "\r\n") {
+			if line != "" {
+				assert.Equal(t, "UNAUTHORIZED\r\n", line, "input %q", b.String())
+			}
+		}
+	}
+	st := s.Queue().Stats()
+	assert.Zero(t, st.TotalJobs)
+	assert.Equal(t, 1, st.Tubes)
+	c := dial(t, s)
+	c.do("auth "+goodToken+"\r\nput 0 0 10 1\r\nx\r\n", "AUTHENTICATED\r\nINSERTED 1\r\n")
+}

@@ -1,0 +1,117 @@
+package engine
+
+import (
+	"runtime"
+	"runtime/debug"
+	"sync/atomic"
+	"time"
+)
+
+// Memory held for clients that do not keep up. gnet cannot stop reading a
+// connection (it has no "pause reading" call, and its epoll registration is
+// its own), so a client whose commands are held back - behind a pending
+// reserve, or because it does not read its replies - has its input
+// buffered in user space as it arrives. Three bounds keep that memory
+// small, whatever the number of such clients:
+//
+//   - a slow reader's commands wait past Config.SlowReaderLimit bytes of
+//     unread replies (so replies grow by at most one more);
+//   - a client that keeps sending while its commands wait is closed past
+//     Config.StalledInboundLimit (slow reader) or Config.InboundLimit
+//     (blocked in reserve);
+//   - across all connections, the bytes so held are counted, and a
+//     connection that grows its share while the total is past
+//     Config.HeldBudget is closed.
+//
+// gnet keeps released buffers in pools, and the Go runtime returns freed
+// memory to the system slowly: after connections that held a lot are
+// closed, the server collects and returns the memory (debug.FreeOSMemory),
+// at most once per releaseEvery.
+
+// Defaults of the held-memory bounds.
+const (
+	// DefaultHeldBudget is the default Config.HeldBudget.
+	DefaultHeldBudget = 64 << 20
+	// stalledInboundSlack is added to twice the maximum job size for the
+	// default Config.StalledInboundLimit.
+	stalledInboundSlack = 256 << 10
+	// bigRelease is how much a closed connection must have held for its
+	// memory to be handed back to the system.
+	bigRelease = 1 << 20
+	// releaseEvery bounds how often memory is handed back.
+	releaseEvery = 5 * time.Second
+)
+
+// heldBytes is what this connection holds for a client that does not keep
+// up: its buffered input while its commands wait, and its unread replies
+// while it is stalled.
+func (cn *conn) heldBytes() int64 {
+	var n int
+	if cn.waiting || cn.stall {
+		n += cn.gc.InboundBuffered()
+	}
+	if cn.stall {
+		n += cn.gc.OutboundBuffered() + cn.held.size()
+	}
+	return int64(n)
+}
+
+// account updates the server-wide count with this connection's share at the
+// end of a serve, and reports whether the connection must be closed: its
+// share grew while the total is over the budget.
+func (cn *conn) account() (overBudget bool) {
+	n := cn.heldBytes()
+	delta := n - cn.heldShare
+	if delta == 0 {
+		return false
+	}
+	cn.heldShare = n
+	cn.heldPeak = max(cn.heldPeak, n)
+	total := cn.srv.held.Add(delta)
+	if delta > 0 && total > cn.srv.cfg.HeldBudget {
+		cn.srv.overBudget.log(func() {
+			cn.srv.log.Warn().Int64("held_bytes", total).Int64("budget_bytes", cn.srv.cfg.HeldBudget).
+				Int64("closed", cn.srv.overBudget.take()).
+				Msg("closing connections that do not keep up: too much memory held for them")
+		})
+		return true
+	}
+	return false
+}
+
+// released runs when a connection closes: its share leaves the count, and
+// if it held a lot, memory is handed back to the system soon.
+func (cn *conn) released() {
+	s := cn.srv
+	if cn.heldShare != 0 {
+		s.held.Add(-cn.heldShare)
+		cn.heldShare = 0
+	}
+	if cn.heldPeak >= bigRelease {
+		s.releaseSoon()
+	}
+}
+
+// releaseSoon hands freed memory back to the system, off the event loops,
+// at most once per releaseEvery.
+func (s *Server) releaseSoon() {
+	if !s.releasing.CompareAndSwap(false, true) {
+		return
+	}
+	time.AfterFunc(time.Second, func() {
+		// Two collections: gnet's buffer pools (sync.Pool) keep what
+		// they were given for one collection more.
+		runtime.GC()
+		debug.FreeOSMemory()
+		s.releases.Add(1)
+		time.AfterFunc(releaseEvery, func() { s.releasing.Store(false) })
+	})
+}
+
+// heldState is the Server's side of the count.
+type heldState struct {
+	held       atomic.Int64 // bytes held for clients that do not keep up
+	releasing  atomic.Bool  // a hand-back is scheduled or just happened
+	releases   atomic.Int64 // hand-backs done (for tests)
+	overBudget rateLog
+}

@@ -1,0 +1,202 @@
+package engine
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/stalkd/stalkd/codec"
+)
+
+// TestAppendCommandLine decodes command lines and checks that the trace
+// log rebuilds each of them whole.
+func TestAppendCommandLine(t *testing.T) {
+	for _, line := range []string{
+		"put 1 2 3 4", "peek 7", "peek-ready", "peek-delayed", "peek-buried", "reserve",
+		"reserve-with-timeout 9", "reserve-job 8", "delete 5", "release 5 10 20", "bury 5 3",
+		"kick 11", "kick-job 12", "touch 13", "stats-job 14", "stats-tube foo", "stats",
+		"use a-tube", "watch b", "ignore c", "list-tubes-watched", "list-tube-used",
+		"list-tubes", "quit", "pause-tube t 30",
+	} {
+		cmd, _, ok := codec.NewDecoder(100).Decode([]byte(line + "\r\n"))
+		require.True(t, ok, line)
+		require.NoError(t, cmd.Err, line)
+		assert.Equal(t, line, string(appendCommandLine(nil, &cmd)))
+	}
+	cmd, _, ok := codec.NewDecoder(100).Decode([]byte("delete x\r\n"))
+	require.True(t, ok)
+	assert.Equal(t, "delete", string(appendCommandLine(nil, &cmd)), "a bad line is named by the command it matched")
+}
+
+// syncBuffer is a bytes.Buffer safe for the event loops' concurrent writes.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestTraceLog runs a put, a reserve and a delete on a server logging at
+// trace level and checks the command and reply lines: whole command lines,
+// never the body, and nothing of gnet's own chatter.
+func TestTraceLog(t *testing.T) {
+	var buf syncBuffer
+	s := startServer(t, func(c *Config) {
+		c.Logger = zerolog.New(&buf).Level(zerolog.TraceLevel)
+	})
+	c, err := net.Dial("tcp", addrOf(t, s))
+	require.NoError(t, err)
+	defer c.Close()
+	require.NoError(t, c.SetDeadline(time.Now().Add(ioTimeout)))
+	r := bufio.NewReader(c)
+	for _, step := range [][2]string{
+		{"put 3 0 60 11\r\nsecret body\r\n", "INSERTED 1\r\n"},
+		{"reserve-with-timeout 0\r\n", "RESERVED 1 11\r\nsecret body\r\n"},
+		{"delete 1\r\n", "DELETED\r\n"},
+	} {
+		_, err := io.WriteString(c, step[0])
+		require.NoError(t, err)
+		got := make([]byte, len(step[1]))
+		_, err = io.ReadFull(r, got)
+		require.NoError(t, err)
+		require.Equal(t, step[1], string(got))
+	}
+	var out string
+	require.Eventually(t, func() bool {
+		out = buf.String()
+		return strings.Contains(out, `"reply":"DELETED"`)
+	}, ioTimeout, 5*time.Millisecond)
+	var lines, replies []string
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		var m map[string]any
+		require.NoError(t, json.Unmarshal([]byte(l), &m), l)
+		assert.NotContains(t, strings.ToLower(l), "gnet", "gnet's own lines stay out of the log")
+		switch m["message"] {
+		case "command":
+			lines = append(lines, fmt.Sprint(m["line"]))
+		case "reply":
+			replies = append(replies, fmt.Sprint(m["reply"]))
+		case "job":
+			assert.Equal(t, 11.0, m["size_bytes"], l)
+			assert.Equal(t, 1.0, m["job_id"], l)
+		}
+	}
+	assert.NotContains(t, out, "secret", "job bodies are never logged")
+	assert.Equal(t, []string{"put 3 0 60 11", "reserve-with-timeout 0", "delete 1"}, lines)
+	assert.Equal(t, []string{"INSERTED 1", "RESERVED 1 11", "DELETED"}, replies)
+}
+
+// TestVerbosityOf: the logger's level is the only verbosity control.
+func TestVerbosityOf(t *testing.T) {
+	assert.Equal(t, 0, verbosityOf(zerolog.Logger{}), "the zero Logger discards")
+	assert.Equal(t, 0, verbosityOf(zerolog.Nop()))
+	assert.Equal(t, 0, verbosityOf(zerolog.New(io.Discard).Level(zerolog.InfoLevel)))
+	assert.Equal(t, 1, verbosityOf(zerolog.New(io.Discard).Level(zerolog.DebugLevel)))
+	assert.Equal(t, 2, verbosityOf(zerolog.New(io.Discard).Level(zerolog.TraceLevel)))
+}
+
+// TestDebugLogHasNoCommands: at debug level accepts and closes are logged,
+// commands are not.
+func TestDebugLogHasNoCommands(t *testing.T) {
+	var buf syncBuffer
+	s := startServer(t, func(c *Config) { c.Logger = zerolog.New(&buf).Level(zerolog.DebugLevel) })
+	c, err := net.Dial("tcp", addrOf(t, s))
+	require.NoError(t, err)
+	require.NoError(t, c.SetDeadline(time.Now().Add(ioTimeout)))
+	_, err = io.WriteString(c, "use x\r\n")
+	require.NoError(t, err)
+	line, err := bufio.NewReader(c).ReadString('\n')
+	require.NoError(t, err)
+	require.Equal(t, "USING x\r\n", line)
+	c.Close()
+	require.Eventually(t, func() bool { return strings.Contains(buf.String(), `"message":"close"`) }, ioTimeout, 5*time.Millisecond)
+	assert.Contains(t, buf.String(), `"message":"accept"`)
+	assert.NotContains(t, buf.String(), `"message":"command"`)
+	assert.NotContains(t, buf.String(), `"message":"reply"`)
+}
+
+func TestListenAddrs(t *testing.T) {
+	never := func() bool { t.Fatal("V6ONLY asked of a socket that is not an IPv6 wildcard"); return false }
+	tcp := func(ip string) *net.TCPAddr { return &net.TCPAddr{IP: net.ParseIP(ip), Port: 11300} }
+	for _, tc := range []struct {
+		addr   net.Addr
+		v6only bool
+		want   []string
+		public bool
+	}{
+		{tcp("::"), false, []string{"0.0.0.0:11300", "[::]:11300"}, true},
+		{tcp("::"), true, []string{"[::]:11300"}, true},
+		{tcp("0.0.0.0"), false, []string{"0.0.0.0:11300"}, true},
+		{tcp("127.0.0.1"), false, []string{"127.0.0.1:11300"}, false},
+		{tcp("::1"), false, []string{"[::1]:11300"}, false},
+		{&net.UnixAddr{Name: "/run/q.sock", Net: "unix"}, false, []string{"/run/q.sock"}, false},
+	} {
+		v6 := never
+		if ta, ok := tc.addr.(*net.TCPAddr); ok && ta.IP.IsUnspecified() && ta.IP.To4() == nil {
+			v6 = func() bool { return tc.v6only }
+		}
+		got, public := listenAddrs(tc.addr, v6)
+		assert.Equal(t, tc.want, got, "%v", tc.addr)
+		assert.Equal(t, tc.public, public, "%v", tc.addr)
+	}
+}
+
+// TestListeningLine: the start-up line lists the bound addresses, and a
+// server on every interface warns that other hosts can reach it.
+func TestListeningLine(t *testing.T) {
+	for _, tc := range []struct {
+		addr   string
+		public bool
+	}{{"127.0.0.1:0", false}, {":0", true}} {
+		var buf syncBuffer
+		startServer(t, func(c *Config) { c.Addr = tc.addr; c.Logger = zerolog.New(&buf) })
+		// OnBoot logs once Serve has let it go on: wait for its lines.
+		require.Eventually(t, func() bool {
+			out := buf.String()
+			return strings.Contains(out, `"listening"`) && (!tc.public || strings.Contains(out, "every interface"))
+		}, ioTimeout, 5*time.Millisecond)
+		var listening, warning map[string]any
+		for _, l := range strings.Split(strings.TrimSpace(buf.String()), "\n") {
+			var m map[string]any
+			require.NoError(t, json.Unmarshal([]byte(l), &m), l)
+			switch {
+			case m["message"] == "listening":
+				listening = m
+			case m["level"] == "warn" && strings.Contains(l, "every interface"):
+				warning = m
+			}
+		}
+		require.NotNil(t, listening, "%s: %s", tc.addr, buf.String())
+		addrs, _ := listening["addrs"].([]any)
+		require.NotEmpty(t, addrs, tc.addr)
+		if !tc.public {
+			assert.Nil(t, warning, tc.addr)
+			assert.Equal(t, []any{listening["addr"]}, addrs)
+			continue
+		}
+		require.NotNil(t, warning, "%s: %s", tc.addr, buf.String())
+		assert.Equal(t, addrs, warning["addrs"])
+		assert.Contains(t, fmt.Sprint(addrs), "0.0.0.0:", "IPv4 on every interface")
+	}
+}

@@ -1,0 +1,70 @@
+package jobs
+
+import "errors"
+
+// Restore and Rewrite are the journal's way in: replay at startup, and
+// compaction moving live jobs forward.
+
+// Restore adds a job read back from the journal at startup, before any
+// session exists. It does not log. A reserved job comes back ready (in
+// replicated mode: reserved by no session until its Deadline, if that is
+// still ahead); a delayed one whose deadline has passed comes back ready. Jobs should be restored in
+// the order they were first put, so that buried lists keep their order.
+func (q *Queue) Restore(rec Record) error {
+	if rec.Kind != RecPut || rec.ID == 0 || !validName([]byte(rec.Tube)) {
+		return errors.New("jobs: restore needs a whole record with an id and a valid tube")
+	}
+	if !framed(rec.Body) {
+		return ErrBadBody
+	}
+	if q.jobs.get(rec.ID) != nil {
+		return errors.New("jobs: restore of a job that exists")
+	}
+	t := q.tubes.acquire([]byte(rec.Tube)) // the job's reference
+	j := &job{
+		id: rec.ID, tube: t, body: rec.Body, created: rec.Created, heapIdx: -1,
+		pri: rec.Pri, delay: int64(rec.Delay), ttr: max(int64(rec.TTR), second),
+		reserves: rec.Reserves, timeouts: rec.Timeouts, releases: rec.Releases,
+		buries: rec.Buries, kicks: rec.Kicks,
+	}
+	j.timer.Owner = j
+	now := q.clock.Now()
+	var w wakeups
+	t.mu.Lock()
+	q.jobs.put(j)
+	switch {
+	case rec.State == Buried:
+		j.state = Buried
+		t.buried.pushBack(j)
+		q.stats.add(0, cBuried, 1)
+	case rec.State == Delayed && rec.Deadline > now:
+		j.state, j.deadline = Delayed, rec.Deadline
+		q.delay(t, j, 0)
+	case rec.State == Reserved && q.replicated && rec.Deadline >= now:
+		q.restoreOrphan(t, j, rec.Deadline)
+	default:
+		q.makeReady(t, j, now, 0, &w)
+	}
+	t.mu.Unlock()
+	q.finish(&w)
+	q.EnsureNextID(rec.ID + 1)
+	return nil
+}
+
+// Rewrite appends a whole record of job id with its current state to the
+// journal (compaction moves live jobs forward this way). ok is false if the
+// job no longer exists or the journal refused the record.
+func (q *Queue) Rewrite(id uint64) (seq uint64, ok bool) {
+	j := q.jobs.get(id)
+	if j == nil {
+		return 0, false
+	}
+	t := j.tube
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if j.state == 0 {
+		return 0, false
+	}
+	seq, err := q.append(j.record(RecPut))
+	return seq, err == nil
+}
