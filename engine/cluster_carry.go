@@ -20,8 +20,8 @@ import (
 // leader's side fails, every command sent but not answered is answered
 // INTERNAL_ERROR (it may or may not have been carried out, as when a
 // single server dies between write and reply); then the front connects to
-// the new leader, replays the client's use and watch list, and goes on with
-// the commands that followed. The client sees errors for what was in
+// the new leader, replays the client's auth, use and watch list, and goes
+// on with the commands that followed. The client sees errors for what was in
 // flight, not a closed connection - unless no leader appears within the
 // front's Wait: then the connection closes. (Its reservations stay
 // reserved until their TTR, and it may still delete, release, bury or
@@ -47,6 +47,7 @@ type carrier struct {
 	f      *Front
 	client net.Conn
 	cmds   chan carried
+	auth   []byte // the client's accepted "auth <token>" line, replayed first
 	use    string
 	watch  []string // listing order
 }
@@ -177,6 +178,8 @@ func (c *carrier) session(up net.Conn) net.Conn {
 // track follows use, watch and ignore from their successful replies.
 func (c *carrier) track(it carried, rep []byte) {
 	switch {
+	case it.op == codec.OpAuth && string(rep) == codec.Authenticated:
+		c.auth = it.raw
 	case it.op == codec.OpUse && bytes.HasPrefix(rep, []byte("USING ")):
 		c.use = it.name
 	case it.op == codec.OpWatch && bytes.HasPrefix(rep, []byte("WATCHING ")):
@@ -237,10 +240,15 @@ func (c *carrier) failover(inflight []carried) net.Conn {
 	}
 }
 
-// replay makes up's session use and watch what the client's did.
+// replay makes up's session authenticated, using and watching as the
+// client's was.
 func (c *carrier) replay(up net.Conn) error {
 	var req []byte
 	n := 0
+	if c.auth != nil {
+		req = append(req, c.auth...)
+		n++
+	}
 	if c.use != "default" {
 		req = append(append(append(req, "use "...), c.use...), "\r\n"...)
 		n++
@@ -272,7 +280,7 @@ func (c *carrier) replay(up net.Conn) error {
 		if err != nil {
 			return err
 		}
-		if !strings.HasPrefix(line, "USING ") && !strings.HasPrefix(line, "WATCHING ") {
+		if line != codec.Authenticated && !strings.HasPrefix(line, "USING ") && !strings.HasPrefix(line, "WATCHING ") {
 			return errors.New("replay: unexpected reply " + strconv.Quote(line))
 		}
 	}

@@ -225,3 +225,55 @@ func TestFrontFramesLikeTheEngine(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "JOB_TOO_BIG\r\nINSERTED 1\r\n", string(all))
 }
+
+// TestFrontFailoverAuth: an authenticated connection stays authenticated
+// on the next leader (its auth is replayed first).
+func TestFrontFailoverAuth(t *testing.T) {
+	const token = "0123456789abcdef-token"
+	start := func() *Server {
+		srv, err := Start(context.Background(), Config{Addr: "127.0.0.1:0", AuthTokens: []string{token},
+			Logger: zerolog.New(zerolog.NewTestWriter(t))})
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = srv.Stop(context.Background()) })
+		return srv
+	}
+	first, second := start(), start()
+	var cur atomic.Pointer[Server]
+	cur.Store(first)
+	f := startFront(t, 20*time.Second, func(ctx context.Context) (string, error) {
+		for {
+			if s := cur.Load(); s != nil {
+				return s.Addr().String(), nil
+			}
+			select {
+			case <-ctx.Done():
+				return "", ctx.Err()
+			case <-time.After(time.Millisecond):
+			}
+		}
+	})
+	c, err := net.Dial("tcp", f.Addr().String())
+	require.NoError(t, err)
+	defer c.Close()
+	require.NoError(t, c.SetDeadline(time.Now().Add(20*time.Second)))
+	r := bufio.NewReader(c)
+	line := func() string {
+		l, err := r.ReadString('\n')
+		require.NoError(t, err)
+		return l
+	}
+	_, err = io.WriteString(c, "use a\r\nauth "+token+"\r\nuse a\r\n")
+	require.NoError(t, err)
+	assert.Equal(t, "UNAUTHORIZED\r\n", line())
+	assert.Equal(t, "AUTHENTICATED\r\n", line())
+	assert.Equal(t, "USING a\r\n", line())
+	cur.Store(nil)
+	require.NoError(t, first.Stop(context.Background()))
+	cur.Store(second)
+	// No command was in flight: once the front has moved over (its
+	// replayed session is on the second leader), the next one runs there.
+	waitUntil(t, func() bool { return second.queue.Stats().Connections == 1 })
+	_, err = io.WriteString(c, "list-tube-used\r\n")
+	require.NoError(t, err)
+	assert.Equal(t, "USING a\r\n", line())
+}
