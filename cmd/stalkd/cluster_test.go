@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -45,6 +46,7 @@ func TestClusterFlags(t *testing.T) {
 // clusterProc is one stalkd cluster member run by the test.
 type clusterProc struct {
 	id, raftAddr, dir string
+	extra             []string // more flags
 	cmd               *exec.Cmd
 	addr              string // client address, after "listening"
 	mu                sync.Mutex
@@ -182,8 +184,9 @@ func (p *clusterProc) start(t *testing.T, all []*clusterProc) {
 	for _, o := range all {
 		peers = append(peers, o.id+"="+o.raftAddr)
 	}
-	cmd := exec.Command(os.Args[0], "-l", "127.0.0.1", "-p", "0", "-b", p.dir,
-		"--raft-id", p.id, "--raft-addr", p.raftAddr, "--raft-peers", strings.Join(peers, ","))
+	args := []string{"-l", "127.0.0.1", "-p", "0", "-b", p.dir,
+		"--raft-id", p.id, "--raft-addr", p.raftAddr, "--raft-peers", strings.Join(peers, ",")}
+	cmd := exec.Command(os.Args[0], append(args, p.extra...)...)
 	cmd.Env = append(os.Environ(), "STALKD_TEST_MAIN=1")
 	stderr, err := cmd.StderrPipe()
 	require.NoError(t, err)
@@ -315,4 +318,32 @@ func statsClusterDoc(t *testing.T, addr string) string {
 	_, err = io.ReadFull(c.r, doc)
 	require.NoError(t, err)
 	return string(doc[:n])
+}
+
+// TestClusterAuth: with --auth-token-file, a cluster member's clients must
+// authenticate (the leader's engine checks the tokens; the front carries
+// auth like any command).
+func TestClusterAuth(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a real process")
+	}
+	const token = "cluster-token-0123456789"
+	file := filepath.Join(t.TempDir(), "tokens")
+	require.NoError(t, os.WriteFile(file, []byte(token+"\n"), 0o600))
+	p := &clusterProc{id: "n1", raftAddr: freeAddr(t), dir: crashDir(t), extra: []string{"--auth-token-file", file}}
+	procs := []*clusterProc{p}
+	p.start(t, procs)
+	waitLeader(t, procs)
+	c, err := dialBeanstalk(p.addr)
+	require.NoError(t, err)
+	defer c.close()
+	for _, x := range []struct{ req, want string }{
+		{"put 0 0 60 2\r\nhi\r\n", "UNAUTHORIZED"},
+		{"auth " + token + "\r\n", "AUTHENTICATED"},
+		{"put 0 0 60 2\r\nhi\r\n", "INSERTED 1"},
+	} {
+		line, _, err := c.do(x.req)
+		require.NoError(t, err)
+		assert.Equal(t, x.want, line, x.req)
+	}
 }
