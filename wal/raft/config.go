@@ -92,12 +92,12 @@ type Config struct {
 
 	// OnLeader is called (from the node's leadership goroutine) with the
 	// queue to serve once this node is leader and the queue is restored
-	// (the queue's Subscribe reaches this term's journal). It starts serving the queue and returns
-	// the client address, which the node commits to the log so that the
-	// followers forward there; an error ends the term (OnFollower runs) and
-	// it is retried while this node leads. OnFollower is called when a
-	// term ends; the queue given to OnLeader is dead from then on. Either
-	// may be nil; neither may block for long.
+	// (its Subscribe reaches this term's journal). It starts serving the
+	// queue and returns the client address, which the node commits to the
+	// log so that the followers forward there; an error ends the term
+	// (OnFollower runs) and it is retried while this node leads. OnFollower
+	// is called when a term ends; the queue given to OnLeader is dead from
+	// then on. Either may be nil; neither may block for long.
 	OnLeader   func(q *jobs.Queue) (addr string, err error)
 	OnFollower func()
 
