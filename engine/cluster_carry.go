@@ -69,10 +69,10 @@ func (c *carrier) readCommands() {
 			if !ok {
 				break
 			}
-			if cmd.Op == codec.OpPutHeader && cmd.Err == nil && !cmd.TooBig {
-				continue // the body follows; one reply for both
-			}
-			if cmd.Op == codec.OpPutHeader { // too big: JOB_TOO_BIG comes after the body
+			if cmd.Op == codec.OpPutHeader && cmd.Err == nil {
+				// The body follows (or, too big, is swallowed and then
+				// JOB_TOO_BIG comes): one reply for the line and the body.
+				// A line refused at once (Err set) is owed its own reply.
 				continue
 			}
 			it := carried{raw: raw, op: cmd.Op, replies: 1}
