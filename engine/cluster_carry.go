@@ -23,7 +23,8 @@ import (
 // the new leader, replays the client's auth, use and watch list, and goes
 // on with the commands that followed. The client sees errors for what was in
 // flight, not a closed connection - unless no leader appears within the
-// front's Wait: then the connection closes. (Its reservations stay
+// front's Wait, or the leader closed the connection on purpose (it still
+// accepts at the same address): then the connection closes. (Its reservations stay
 // reserved until their TTR, and it may still delete, release, bury or
 // touch them.)
 
@@ -48,6 +49,7 @@ type carrier struct {
 	client net.Conn
 	cmds   chan carried
 	auth   []byte // the client's accepted "auth <token>" line, replayed first
+	addr   string // the leader engine's address, as the current connection sees it
 	use    string
 	watch  []string // listing order
 }
@@ -115,6 +117,7 @@ func (c *carrier) run(up net.Conn) {
 // was in flight, reconnects and returns the new connection) or the
 // conversation ends (nil).
 func (c *carrier) session(up net.Conn) net.Conn {
+	c.addr = up.RemoteAddr().String()
 	replies := make(chan reply, 64)
 	done := make(chan struct{})
 	defer close(done) // the reader may be blocked handing over a reply
@@ -225,6 +228,13 @@ func (c *carrier) failover(inflight []carried) net.Conn {
 		up := c.f.dial(ctx)
 		if up == nil {
 			c.refuseRest()
+			return nil
+		}
+		if up.RemoteAddr().String() == c.addr {
+			// The same engine took us again: the leader is alive and closed
+			// the connection on purpose (quit after failed auths, a client
+			// cut off for sending too much): so does the front.
+			c.f.untrack(up)
 			return nil
 		}
 		if c.replay(up) == nil {

@@ -279,3 +279,27 @@ func TestFrontFailoverAuth(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "USING a\r\n", line())
 }
+
+// TestFrontLeaderClosesOnPurpose: a connection the leader closes while it
+// lives (here after too many wrong tokens) is closed, not carried again.
+func TestFrontLeaderClosesOnPurpose(t *testing.T) {
+	srv, err := Start(context.Background(), Config{Addr: "127.0.0.1:0", AuthTokens: []string{"0123456789abcdef-token"},
+		Logger: zerolog.New(zerolog.NewTestWriter(t))})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = srv.Stop(context.Background()) })
+	f := startFront(t, 20*time.Second, fixedLeader(srv.Addr().String()))
+	c, err := net.Dial("tcp", f.Addr().String())
+	require.NoError(t, err)
+	defer c.Close()
+	require.NoError(t, c.SetDeadline(time.Now().Add(20*time.Second)))
+	var req, want string
+	for range MaxAuthFailures {
+		req += "auth wrong-token-0123456789\r\n"
+		want += "UNAUTHORIZED\r\n"
+	}
+	_, err = io.WriteString(c, req)
+	require.NoError(t, err)
+	all, err := io.ReadAll(c)
+	require.NoError(t, err)
+	assert.Equal(t, want, string(all))
+}
