@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -25,7 +26,10 @@ type FrontConfig struct {
 	// MaxJobSize must be the engine's Config.MaxJobSize (-z), with the same
 	// meaning: the front frames commands as the engine does.
 	MaxJobSize uint32
-	Logger     zerolog.Logger
+	// MaxConns caps open client connections (0: no cap); past it a new one
+	// is closed at once, with a warning at most once a second.
+	MaxConns int
+	Logger   zerolog.Logger
 }
 
 // Front serves a cluster node's client port: each connection's commands
@@ -45,6 +49,8 @@ type Front struct {
 	cfg  FrontConfig
 	log  zerolog.Logger
 	done chan struct{}
+
+	clients atomic.Int64 // open client connections
 
 	mu     sync.Mutex
 	conns  map[net.Conn]struct{}
@@ -74,27 +80,45 @@ func StartFront(cfg FrontConfig) *Front {
 // Addr is the client address.
 func (f *Front) Addr() net.Addr { return f.cfg.Listener.Addr() }
 
+// accept takes connections until Stop. A failed accept (out of file
+// descriptors, say) is retried after a pause, never fatal; past MaxConns
+// open client connections a new one is closed at once.
 func (f *Front) accept() {
 	defer f.wg.Done()
+	var lastWarn time.Time
 	for {
 		c, err := f.cfg.Listener.Accept()
 		if err != nil {
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() {
-				continue
-			}
 			f.mu.Lock()
 			closed := f.closed
 			f.mu.Unlock()
-			if !closed {
-				f.log.Error().Err(err).Msg("accept failed; client port closed")
+			if closed || errors.Is(err, net.ErrClosed) {
+				return
 			}
-			return
+			if time.Since(lastWarn) > time.Second {
+				f.log.Warn().Err(err).Msg("accept failed; retrying")
+				lastWarn = time.Now()
+			}
+			select {
+			case <-f.done:
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+			continue
+		}
+		if f.cfg.MaxConns > 0 && f.clients.Load() >= int64(f.cfg.MaxConns) {
+			_ = c.Close()
+			if time.Since(lastWarn) > time.Second {
+				f.log.Warn().Int("max_connections", f.cfg.MaxConns).Msg("connection refused: too many")
+				lastWarn = time.Now()
+			}
+			continue
 		}
 		if !f.track(c) {
 			_ = c.Close()
 			return
 		}
+		f.clients.Add(1)
 		f.wg.Add(1)
 		go f.serve(c)
 	}
@@ -120,6 +144,7 @@ func (f *Front) untrack(c net.Conn) {
 // serve carries one client connection to the leader (see carried).
 func (f *Front) serve(client net.Conn) {
 	defer f.wg.Done()
+	defer f.clients.Add(-1)
 	defer f.untrack(client)
 	ctx, cancel := f.waitCtx()
 	up := f.dial(ctx)

@@ -303,3 +303,29 @@ func TestFrontLeaderClosesOnPurpose(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, want, string(all))
 }
+
+// TestFrontMaxConns: past MaxConns a new client connection is closed at
+// once; the ones open are served.
+func TestFrontMaxConns(t *testing.T) {
+	leader := startLeader(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	f := StartFront(FrontConfig{Listener: ln, Leader: fixedLeader(leader.Addr().String()), MaxConns: 1,
+		Logger: zerolog.New(zerolog.NewTestWriter(t))})
+	t.Cleanup(func() { _ = f.Stop(context.Background()) })
+	first, err := net.Dial("tcp", f.Addr().String())
+	require.NoError(t, err)
+	defer first.Close()
+	require.NoError(t, first.SetDeadline(time.Now().Add(20*time.Second)))
+	_, err = io.WriteString(first, "use a\r\n")
+	require.NoError(t, err)
+	line, err := bufio.NewReader(first).ReadString('\n')
+	require.NoError(t, err)
+	require.Equal(t, "USING a\r\n", line)
+	second, err := net.Dial("tcp", f.Addr().String())
+	require.NoError(t, err)
+	defer second.Close()
+	require.NoError(t, second.SetDeadline(time.Now().Add(20*time.Second)))
+	_, err = second.Read(make([]byte, 1))
+	assert.Error(t, err, "closed at once")
+}

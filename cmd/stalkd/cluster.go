@@ -135,6 +135,7 @@ func runCluster(o options, root zerolog.Logger) error {
 			return addr, err
 		},
 		MaxJobSize: maxJobSize(o.maxJob),
+		MaxConns:   ls.maxConns,
 		Logger:     root,
 	})
 	sig := <-sigs
