@@ -242,3 +242,24 @@ func TestDefaultBackoff(t *testing.T) {
 	}
 	assert.Equal(t, time.Minute, defaultBackoff(1000))
 }
+
+func TestLatencyHistogram(t *testing.T) {
+	var h latencyHist
+	for v := range 1000 {
+		h.add(time.Duration(v * 1000)) // 0 .. 999µs
+	}
+	for _, c := range []struct {
+		q    float64
+		want time.Duration
+	}{{0.5, 500 * time.Microsecond}, {0.99, 990 * time.Microsecond}} {
+		got := h.quantile(c.q)
+		assert.InEpsilon(t, float64(c.want), float64(got), 0.07, "q%.2f = %v", c.q, got)
+	}
+	for v := uint64(0); v < 1<<20; v = v*3 + 1 {
+		i := histBucket(v)
+		assert.GreaterOrEqual(t, histUpper(i), v, "bucket %d of %d", i, v)
+		if i > 0 {
+			assert.Less(t, histUpper(i-1), v, "bucket %d of %d", i, v)
+		}
+	}
+}
