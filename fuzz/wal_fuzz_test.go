@@ -27,6 +27,7 @@ func FuzzWALRecord(f *testing.F) {
 		{Kind: jobs.RecPut, ID: 1 << 40, Tube: "t", State: jobs.Delayed, Delay: time.Hour, Deadline: 1 << 62, Body: []byte("\r\n")},
 		{Kind: jobs.RecUpdate, ID: 9, State: jobs.Buried, Pri: 7, Buries: 3, Kicks: 1},
 		{Kind: jobs.RecDelete, ID: 12345},
+		{Kind: jobs.RecClear, IDs: []uint64{3, 4, 9, 1 << 50, 2}},
 	} {
 		f.Add(wal.AppendRecord(nil, &r))
 	}
@@ -37,8 +38,13 @@ func FuzzWALRecord(f *testing.F) {
 		if err != nil {
 			return
 		}
-		require.NotZero(t, rec.ID)
-		require.Contains(t, []jobs.RecordKind{jobs.RecPut, jobs.RecUpdate, jobs.RecDelete}, rec.Kind)
+		require.Contains(t, []jobs.RecordKind{jobs.RecPut, jobs.RecUpdate, jobs.RecDelete, jobs.RecClear}, rec.Kind)
+		if rec.Kind == jobs.RecClear {
+			require.Zero(t, rec.ID, "a clear carries only IDs")
+			require.NotContains(t, rec.IDs, uint64(0))
+		} else {
+			require.NotZero(t, rec.ID)
+		}
 		if rec.Kind == jobs.RecPut {
 			require.NotEmpty(t, rec.Tube)
 			require.GreaterOrEqual(t, len(rec.Body), 2)

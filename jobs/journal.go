@@ -14,6 +14,9 @@ const (
 	RecUpdate
 	// RecDelete says the job is gone. Only ID is meaningful.
 	RecDelete
+	// RecClear says every job in IDs is gone (a clear-tube); only IDs is
+	// meaningful. One record stands for a whole tube, however many jobs.
+	RecClear
 )
 
 // Record is one durable change. Records of one job reach the journal in the
@@ -34,6 +37,9 @@ type Record struct {
 	// with the queue and never modified: the journal may keep a reference
 	// until it has written it, but must not change it.
 	Body []byte
+	// IDs lists the jobs a RecClear removes (RecClear only). Like Body it is
+	// kept, not copied, until written, and must not be modified afterwards.
+	IDs []uint64
 }
 
 // Journal is the durability seam: package wal implements it; a queue without

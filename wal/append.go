@@ -14,8 +14,8 @@ import (
 // It refuses with ErrJournal once the journal has failed or closed, and
 // with ErrOutOfMemory a put while the disk is full (low-space mode) or the
 // writer is far behind, and an update once low-space mode has used half of
-// the reserve. Deletes and compaction moves are refused only by a dead
-// journal.
+// the reserve. Deletes, clears and compaction moves are refused only by a
+// dead journal.
 func (l *Log) Append(rec jobs.Record) (uint64, error) {
 	size := int64(entrySize(recordSize(&rec)))
 	moving := rec.Kind == jobs.RecPut && rec.ID != 0 && rec.ID == l.rewriting.Load()
@@ -36,12 +36,13 @@ func (l *Log) Append(rec jobs.Record) (uint64, error) {
 }
 
 // admit decides whether a record may be queued. Called with mu held.
+// Deletes and clears are always admitted by a live journal: they free space.
 func (l *Log) admit(kind jobs.RecordKind, moving bool, size int64) error {
 	budget := l.opts.reserveSize()
 	switch {
 	case l.failed != nil || l.closed:
 		return jobs.ErrJournal
-	case kind == jobs.RecDelete || moving:
+	case kind == jobs.RecDelete || kind == jobs.RecClear || moving:
 		return nil // compaction is what frees space
 	case kind == jobs.RecUpdate:
 		if l.lowSpace && l.lowSpent > budget/2 {
@@ -71,10 +72,20 @@ func (l *Log) track(rec *jobs.Record, idx uint64, size int64, moving bool) {
 			l.migrated++
 		}
 	case jobs.RecDelete:
-		if old, ok := l.jobs[rec.ID]; ok {
-			l.live -= int64(old.size)
-			delete(l.jobs, rec.ID)
+		l.forget(rec.ID)
+	case jobs.RecClear: // holds no live job, like a delete per id
+		for _, id := range rec.IDs {
+			l.maxID = max(l.maxID, id)
+			l.forget(id)
 		}
+	}
+}
+
+// forget drops job id from the index. Called with mu held.
+func (l *Log) forget(id uint64) {
+	if old, ok := l.jobs[id]; ok {
+		l.live -= int64(old.size)
+		delete(l.jobs, id)
 	}
 }
 

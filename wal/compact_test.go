@@ -148,3 +148,44 @@ func TestCompactionRepeatedUpdates(t *testing.T) {
 	h.restart()
 	requireRestored(t, want, h.q)
 }
+
+// TestCompactionWithClears fills tubes and clears them whole, again and
+// again: a clear record holds no live job, so the log stays within its
+// bound, and the live-bytes count the compactor works from matches the
+// jobs that are left.
+func TestCompactionWithClears(t *testing.T) {
+	opts := testOptions(t)
+	opts.NoSync = true
+	opts.Logger = opts.Logger.Level(1)
+	h := newHarness(t, opts)
+	h.open()
+	keep, _, err := h.q.put("keep", 1, 0, "survivor")
+	require.NoError(t, err)
+	rounds := 60
+	if testing.Short() {
+		rounds = 20
+	}
+	for r := range rounds {
+		tube := fmt.Sprintf("t%d", r%3)
+		for i := range 40 {
+			_, _, err := h.q.put(tube, uint32(i), 0, strings.Repeat("z", 80))
+			require.NoError(t, err)
+		}
+		ids, _, err := h.q.clear(tube)
+		require.NoError(t, err)
+		require.Len(t, ids, 40)
+		if r%10 == 9 {
+			checkBound(t, h)
+			h.l.mu.Lock()
+			live, n := h.l.live, len(h.l.jobs)
+			h.l.mu.Unlock()
+			assert.Equal(t, liveBytes(h.q.loggedCopy()), live, "live bytes after clears")
+			assert.Equal(t, 1, n, "only the survivor is indexed")
+		}
+	}
+	assert.Positive(t, h.l.Stats().OldestIndex-1, "the front was truncated")
+	want := h.q.loggedCopy()
+	h.restart()
+	requireRestored(t, want, h.q)
+	assert.Contains(t, h.q.jobs, keep)
+}

@@ -51,6 +51,9 @@ func (e *decoded) decode(b []byte) error {
 	case kindPut, kindUpdate, kindDelete:
 		e.rec.Kind = jobs.RecordKind(kind)
 		e.tube = d.job(&e.rec)
+	case kindClear:
+		e.rec.Kind = jobs.RecClear
+		e.rec.IDs = d.ids()
 	default:
 		return errKind
 	}
@@ -69,6 +72,14 @@ func (e *decoded) decode(b []byte) error {
 // validJob holds what the queue relies on: an id, a known state, a tube of
 // protocol length and a body ending in CRLF.
 func validJob(r *jobs.Record, tube []byte) bool {
+	if r.Kind == jobs.RecClear {
+		for _, id := range r.IDs {
+			if id == 0 {
+				return false
+			}
+		}
+		return true
+	}
 	if r.ID == 0 {
 		return false
 	}
@@ -110,6 +121,29 @@ func (d *decoder) job(r *jobs.Record) (tube []byte) {
 		r.Body = d.bytes()
 	}
 	return tube
+}
+
+// ids decodes the id list of a clear record (a fresh slice, nil when
+// empty). The count is checked against the bytes left (each id takes at
+// least one), so a hostile count cannot make it allocate.
+func (d *decoder) ids() []uint64 {
+	n := d.uvarint()
+	if d.err != nil || n > uint64(len(d.b)) {
+		d.fail()
+		return nil
+	}
+	if n == 0 {
+		return nil
+	}
+	ids := make([]uint64, n)
+	ids[0] = d.uvarint()
+	for i := 1; i < len(ids); i++ {
+		ids[i] = ids[i-1] + uint64(d.varint())
+	}
+	if d.err != nil {
+		return nil
+	}
+	return ids
 }
 
 func (d *decoder) byte() byte {

@@ -28,7 +28,8 @@
 //
 // Each tidwall/wal entry holds one record: a CRC32-C checksum, a kind and
 // its fields (see record.go): a put carries the whole job, an update every
-// field but tube and body, a delete the id. The writer adds a meta record
+// field but tube and body, a delete the id, a clear (clear-tube) the ids of
+// every job it removes, in one record. The writer adds a meta record
 // after each fsync and before each front truncation: the highest entry
 // known fsynced (so damage the fsync had covered is told apart from a
 // torn write), the first entry the log must still hold (a missing head

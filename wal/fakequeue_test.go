@@ -172,6 +172,28 @@ func (f *fakeQueue) del(id uint64) (uint64, error) {
 	return seq, nil
 }
 
+// clear removes every job of tube with one RecClear record, as the queue's
+// clear-tube does, and returns the ids it removed.
+func (f *fakeQueue) clear(tube string) (ids []uint64, seq uint64, err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for id, j := range f.jobs {
+		if j.Tube == tube {
+			ids = append(ids, id)
+		}
+	}
+	sort.Slice(ids, func(i, k int) bool { return ids[i] < ids[k] })
+	seq, err = f.j.Append(jobs.Record{Kind: jobs.RecClear, IDs: ids})
+	if err != nil {
+		return nil, 0, err
+	}
+	for _, id := range ids {
+		delete(f.jobs, id)
+		delete(f.logged, id)
+	}
+	return ids, seq, nil
+}
+
 func (f *fakeQueue) ids() []uint64 {
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -53,6 +53,13 @@ func (m *image) apply(e *decoded, index uint64, size int) {
 		return
 	}
 	r := &e.rec
+	if r.Kind == jobs.RecClear {
+		for _, id := range r.IDs {
+			m.maxID = max(m.maxID, id)
+			m.remove(id)
+		}
+		return
+	}
 	var lc loc
 	known := false
 	if r.ID <= m.maxID { // ids grow: a put of a new id needs no lookup
@@ -86,10 +93,24 @@ func (m *image) apply(e *decoded, index uint64, size int) {
 			m.orphans++
 			return
 		}
-		m.live -= int64(lc.size)
-		m.jobs[lc.pos] = jobs.Record{}
-		delete(m.locs, r.ID)
+		m.drop(r.ID, lc)
 	}
+}
+
+// remove forgets job id (a delete or one id of a clear).
+func (m *image) remove(id uint64) {
+	lc, ok := m.locs[id]
+	if !ok {
+		m.orphans++ // its whole record was compacted away
+		return
+	}
+	m.drop(id, lc)
+}
+
+func (m *image) drop(id uint64, lc loc) {
+	m.live -= int64(lc.size)
+	m.jobs[lc.pos] = jobs.Record{}
+	delete(m.locs, id)
 }
 
 // applyUpdate copies every field of an update but the job's tube and body.

@@ -12,13 +12,16 @@ import (
 // Entry layout. Every tidwall/wal entry holds exactly one of our records:
 //
 //	crc32c  uint32, little endian, over every byte after it
-//	kind    byte: 1 put, 2 update, 3 delete (jobs.RecordKind), 16 meta
+//	kind    byte: 1 put, 2 update, 3 delete, 4 clear (jobs.RecordKind), 16 meta
 //	put:    uvarint id, byte state, uvarint pri, varint delay, varint ttr,
 //	        varint created, varint deadline, uvarint reserves, timeouts,
 //	        releases, buries, kicks, uvarint len(tube), tube,
 //	        uvarint len(body), body
 //	update: the put fields up to kicks (no tube, no body)
 //	delete: uvarint id
+//	clear:  uvarint n, then n ids: the first as a uvarint, each next one as
+//	        a zigzag varint of its difference from the one before (a sorted
+//	        list costs about one byte per id)
 //	meta:   uvarint durable, uvarint logStart, uvarint maxID
 //
 // A future format uses new kind numbers; a reader refuses kinds it does not
@@ -27,6 +30,7 @@ const (
 	kindPut    = byte(jobs.RecPut)
 	kindUpdate = byte(jobs.RecUpdate)
 	kindDelete = byte(jobs.RecDelete)
+	kindClear  = byte(jobs.RecClear)
 	kindMeta   = byte(0x10)
 
 	crcLen = 4
@@ -62,6 +66,9 @@ type meta struct {
 func AppendRecord(dst []byte, rec *jobs.Record) []byte {
 	start := len(dst)
 	dst = append(dst, 0, 0, 0, 0, byte(rec.Kind))
+	if rec.Kind == jobs.RecClear {
+		return seal(appendIDs(dst, rec.IDs), start)
+	}
 	dst = binary.AppendUvarint(dst, rec.ID)
 	if rec.Kind != jobs.RecDelete {
 		dst = append(dst, byte(rec.State))
@@ -83,6 +90,36 @@ func AppendRecord(dst []byte, rec *jobs.Record) []byte {
 	return seal(dst, start)
 }
 
+// appendIDs encodes the id list of a clear record.
+func appendIDs(dst []byte, ids []uint64) []byte {
+	dst = binary.AppendUvarint(dst, uint64(len(ids)))
+	var prev uint64
+	for i, id := range ids {
+		if i == 0 {
+			dst = binary.AppendUvarint(dst, id)
+		} else {
+			dst = binary.AppendVarint(dst, int64(id-prev))
+		}
+		prev = id
+	}
+	return dst
+}
+
+// idsSize is len(appendIDs(nil, ids)).
+func idsSize(ids []uint64) int {
+	n := uvarintLen(uint64(len(ids)))
+	var prev uint64
+	for i, id := range ids {
+		if i == 0 {
+			n += uvarintLen(id)
+		} else {
+			n += varintLen(int64(id - prev))
+		}
+		prev = id
+	}
+	return n
+}
+
 func appendMeta(dst []byte, m meta) []byte {
 	start := len(dst)
 	dst = append(dst, 0, 0, 0, 0, kindMeta)
@@ -99,6 +136,9 @@ func seal(dst []byte, start int) []byte {
 
 // recordSize is len(AppendRecord(nil, rec)).
 func recordSize(rec *jobs.Record) int {
+	if rec.Kind == jobs.RecClear {
+		return crcLen + 1 + idsSize(rec.IDs)
+	}
 	n := crcLen + 1 + uvarintLen(rec.ID)
 	if rec.Kind == jobs.RecDelete {
 		return n

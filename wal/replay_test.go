@@ -1,6 +1,7 @@
 package wal
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -177,4 +178,51 @@ func TestHugeJob(t *testing.T) {
 	require.Len(t, h.q.restored, 1)
 	assert.Equal(t, id, h.q.restored[0].ID)
 	assert.Equal(t, body+"\r\n", string(h.q.restored[0].Body))
+}
+
+func TestReplayClear(t *testing.T) {
+	h := newHarness(t, Options{})
+	h.open()
+	var gone []uint64
+	for i := range 20 {
+		tube := "keep"
+		if i%2 == 0 {
+			tube = "drop"
+		}
+		id, _, err := h.q.put(tube, uint32(i), 0, fmt.Sprintf("job %d", i))
+		require.NoError(t, err)
+		if tube == "drop" {
+			gone = append(gone, id)
+		}
+	}
+	ids, seq, err := h.q.clear("drop")
+	require.NoError(t, err)
+	require.Equal(t, gone, ids)
+	require.NoError(t, h.wait(seq))
+	want := h.q.loggedCopy()
+	require.Len(t, want, 10)
+	assert.Equal(t, 0, h.l.File(gone[0]), "a cleared job has no record any more")
+
+	h.restart()
+	requireRestored(t, want, h.q)
+	for _, id := range gone {
+		assert.NotContains(t, h.q.jobs, id, "job %d was cleared", id)
+	}
+	h.restart() // the clear record itself survives another open
+	requireRestored(t, want, h.q)
+}
+
+func TestReplayClearOfCompactedJobs(t *testing.T) {
+	// A clear naming ids whose records are gone counts as orphans, and its
+	// highest id still keeps ids from repeating.
+	h := newHarness(t, Options{})
+	h.open()
+	seq, err := h.l.Append(jobs.Record{Kind: jobs.RecClear, IDs: []uint64{70, 71}})
+	require.NoError(t, err)
+	require.NoError(t, h.wait(seq))
+	h.restart()
+	assert.Empty(t, h.q.restored)
+	id, _, err := h.q.put("t", 1, 0, "x")
+	require.NoError(t, err)
+	assert.Greater(t, id, uint64(71))
 }

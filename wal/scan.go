@@ -150,7 +150,7 @@ func (s *scan) resync(data []byte, from int) int {
 			continue
 		}
 		switch data[p+n+crcLen] {
-		case kindPut, kindUpdate, kindDelete, kindMeta:
+		case kindPut, kindUpdate, kindDelete, kindClear, kindMeta:
 		default:
 			continue
 		}
