@@ -185,23 +185,26 @@ func (q *Queue) Close() error {
 
 // Serve serves the queue on the network (cfg.Addr) beside in-process use:
 // remote workers and producers use any beanstalk client and see the same
-// jobs. cfg.Queue, cfg.Subscribe and cfg.BinlogStats are set from q; a zero
-// cfg.MaxJobSize means the queue's. Stop the Server to stop serving; Close
-// stops it too.
+// jobs. The Server serves q (its journal's commits and binlog figures
+// included); a zero cfg.MaxJobSize means the queue's. Stop the Server to
+// stop serving; Close stops it too.
 func (q *Queue) Serve(ctx context.Context, cfg Config) (*Server, error) {
 	if q.closed.Load() {
 		return nil, ErrClosed
 	}
-	cfg.Queue = q.jq
 	if cfg.MaxJobSize == 0 {
 		cfg.MaxJobSize = uint32(q.opts.MaxJobSize)
 	}
+	b := Backend{Queue: q.jq}
 	if q.log != nil {
-		cfg.Subscribe = q.log.Subscribe
-		cfg.BinlogStats = q.binlogStats
+		b.BinlogStats = q.binlogStats
 	}
-	s, err := Start(ctx, cfg)
+	s, err := Listen(ctx, cfg)
 	if err != nil {
+		return nil, err
+	}
+	if err := s.Serve(b); err != nil {
+		_ = s.Stop(context.Background())
 		return nil, err
 	}
 	q.srvMu.Lock()

@@ -26,8 +26,8 @@ var (
 	ErrTimedOut = jobs.ErrTimedOut
 	// ErrDraining: the queue refuses new jobs (Jobs().SetDraining).
 	ErrDraining = jobs.ErrDraining
-	// ErrOutOfMemory: the journal has no room for the job (disk full).
-	ErrOutOfMemory = jobs.ErrOutOfMemory
+	// ErrNoSpace: the journal has no room for the job (disk full).
+	ErrNoSpace = jobs.ErrNoSpace
 	// ErrJournal: the journal failed; the change is not durable. Errors
 	// from a failed journal wrap it.
 	ErrJournal = jobs.ErrJournal
@@ -93,7 +93,7 @@ func (q *Queue) put(tube string, body []byte, o PutOptions) (id, seq uint64, err
 		return 0, 0, err
 	}
 	id, seq, err = l.session().Put(jobs.PutRequest{
-		Pri: o.Pri, Delay: o.Delay, TTR: o.TTR, Body: frame(body),
+		Pri: o.Pri, Delay: o.Delay, TTR: o.TTR, Body: body, // copied once by the queue
 	})
 	q.producers.Put(l)
 	if err != nil {
@@ -101,15 +101,6 @@ func (q *Queue) put(tube string, body []byte, o PutOptions) (id, seq uint64, err
 	}
 	q.noteSeq(seq)
 	return id, seq, nil
-}
-
-// frame copies body for the queue, which keeps it: the one copy a put
-// makes. The queue core still wants the wire's trailing CRLF.
-func frame(body []byte) []byte {
-	b := make([]byte, len(body)+2)
-	copy(b, body)
-	b[len(body)], b[len(body)+1] = '\r', '\n'
-	return b
 }
 
 // noteSeq records seq as the highest handed out, for Sync.
@@ -171,4 +162,31 @@ func (q *Queue) Kick(ctx context.Context, tube string, n int) (int, error) {
 // Pause stops reserves from taking jobs of tube for d (not persisted).
 func (q *Queue) Pause(tube string, d time.Duration) error {
 	return q.jq.PauseTube([]byte(tube), d)
+}
+
+// Clear deletes every ready, delayed and buried job of tube (reserved jobs
+// stay with their workers) and returns how many it deleted, once the
+// deletion is as durable as the fsync policy promises. It is one journal
+// record however many jobs go. jobs.ErrNotFound: no such tube.
+func (q *Queue) Clear(ctx context.Context, tube string) (int, error) {
+	if q.closed.Load() {
+		return 0, ErrClosed
+	}
+	n, seq, err := q.jq.ClearTube([]byte(tube))
+	if err != nil {
+		return 0, err
+	}
+	q.noteSeq(seq)
+	return n, q.commits.wait(ctx, seq, q.closing)
+}
+
+// ListJobs returns the ids of tube's jobs in state st, in that state's
+// order (ready: priority then id; delayed: deadline; buried: oldest first;
+// reserved: by id), skipping offset and returning at most count (at most
+// jobs.MaxListJobs). jobs.ErrNotFound: no such tube.
+func (q *Queue) ListJobs(tube string, st jobs.State, offset, count int) ([]uint64, error) {
+	if q.closed.Load() {
+		return nil, ErrClosed
+	}
+	return q.jq.ListJobs([]byte(tube), st, offset, count, nil)
 }

@@ -443,3 +443,41 @@ func TestEmbedPersistentReopen(t *testing.T) {
 	require.NoError(t, err)
 	assert.Greater(t, next, held, "ids continue above the log's")
 }
+
+// Clear and ListJobs, with string tube names, durable through the journal.
+func TestEmbedClearAndList(t *testing.T) {
+	dir := t.TempDir()
+	q := openTest(t, Options{Dir: dir})
+	var ids []uint64
+	for i := range 5 {
+		id, err := q.Put(bg(), "work", []byte("job"), PutOptions{Pri: uint32(10 - i)})
+		require.NoError(t, err)
+		ids = append(ids, id)
+	}
+	got, err := q.ListJobs("work", jobs.Ready, 0, 10)
+	require.NoError(t, err)
+	assert.Equal(t, []uint64{ids[4], ids[3], ids[2], ids[1], ids[0]}, got, "by priority")
+	job, err := q.Reserve(bg(), "work")
+	require.NoError(t, err)
+	got, err = q.ListJobs("work", jobs.Reserved, 0, 10)
+	require.NoError(t, err)
+	assert.Equal(t, []uint64{job.ID}, got)
+
+	n, err := q.Clear(bg(), "work")
+	require.NoError(t, err)
+	assert.Equal(t, 4, n, "the reserved job stays")
+	_, err = q.Clear(bg(), "nope")
+	assert.ErrorIs(t, err, ErrNotFound)
+	_, err = q.ListJobs("nope", jobs.Ready, 0, 1)
+	assert.ErrorIs(t, err, ErrNotFound)
+	require.NoError(t, job.Delete(bg()))
+	require.NoError(t, q.Close())
+
+	again := openTest(t, Options{Dir: dir})
+	assert.Zero(t, again.Stats().Ready, "the clear survived the restart")
+	next, err := again.Put(bg(), "work", []byte("after"), PutOptions{})
+	require.NoError(t, err)
+	assert.Greater(t, next, ids[4], "ids never repeat")
+	_, err = again.Peek(ids[0])
+	assert.ErrorIs(t, err, ErrNotFound)
+}
