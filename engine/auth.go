@@ -1,9 +1,6 @@
 package engine
 
 import (
-	"crypto/sha256"
-	"crypto/subtle"
-
 	"github.com/stalkd/stalkd/codec"
 )
 
@@ -18,31 +15,6 @@ import (
 // MaxAuthFailures is how many wrong tokens a connection may send before it
 // is closed.
 const MaxAuthFailures = 3
-
-// tokenSet holds the accepted tokens as SHA-256 digests, so that every
-// comparison takes the same time whatever the token's length or content.
-type tokenSet [][sha256.Size]byte
-
-func newTokenSet(tokens []string) tokenSet {
-	ts := make(tokenSet, 0, len(tokens))
-	for _, t := range tokens {
-		if t != "" {
-			ts = append(ts, sha256.Sum256([]byte(t)))
-		}
-	}
-	return ts
-}
-
-// match reports whether tok is one of the tokens, comparing against every
-// one of them in constant time.
-func (ts tokenSet) match(tok []byte) bool {
-	d := sha256.Sum256(tok)
-	ok := 0
-	for i := range ts {
-		ok |= subtle.ConstantTimeCompare(ts[i][:], d[:])
-	}
-	return ok == 1
-}
 
 // gate answers a command from a connection that has not authenticated yet,
 // and reports whether it did (the command must then not run).
@@ -63,7 +35,7 @@ func (cn *conn) gate(cmd *codec.Command) bool {
 // so that a client configured with one works against an open server too.
 func (cn *conn) auth(cmd *codec.Command) {
 	mark := len(cn.out)
-	if len(cn.srv.tokens) == 0 || cn.srv.tokens.match(cmd.Token) {
+	if len(cn.srv.tokens) == 0 || cn.srv.tokens.Match(cmd.Token) {
 		cn.authed = true
 		cn.out = append(cn.out, codec.Authenticated...)
 		cn.done(mark, 0, "")

@@ -114,17 +114,6 @@ func TestAuthOffByDefault(t *testing.T) {
 	c.do("auth a b\r\nauth \r\n", "BAD_FORMAT\r\nBAD_FORMAT\r\n")
 }
 
-func TestTokenSet(t *testing.T) {
-	ts := newTokenSet([]string{"a", "", "bb"})
-	assert.Len(t, ts, 2, "empty tokens are ignored")
-	assert.True(t, ts.match([]byte("a")))
-	assert.True(t, ts.match([]byte("bb")))
-	for _, no := range []string{"", "b", "aa", "A", "bb "} {
-		assert.False(t, ts.match([]byte(no)), "%q", no)
-	}
-	assert.False(t, tokenSet(nil).match([]byte("")))
-}
-
 // Garbage thrown at the gate, in random pieces, gets nothing but
 // UNAUTHORIZED (or a close after wrong tokens), changes nothing, and leaves
 // the server serving an honest client.

@@ -3,7 +3,22 @@
 // that knows gnet; the wire format lives in package codec and the queue in
 // package jobs.
 //
-// # Embedding
+// # Embedding in a Go program
+//
+// Open gives a program a queue of its own, in memory or persistent, used
+// in-process with blocking, context-aware calls and served on a port too if
+// wanted (see the examples):
+//
+//	q, err := engine.Open(engine.Options{Dir: dir}) // Dir "": in memory
+//	if err != nil { ... }
+//	defer q.Close()
+//	id, err := q.Put(ctx, "emails", body, engine.PutOptions{}) // durable on return
+//	job, err := q.Reserve(ctx, "emails")                       // blocks; ctx ends it
+//	err = job.Delete(ctx)
+//	w, err := q.StartWorker(handle, engine.WorkerOptions{Tubes: []string{"emails"}, Concurrency: 8})
+//	srv, err := q.Serve(ctx, engine.Config{Addr: ":11300"}) // remote workers, any client
+//
+// # Serving
 //
 //	srv, err := engine.Start(ctx, engine.Config{Addr: "127.0.0.1:0"})
 //	if err != nil { ... }

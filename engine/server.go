@@ -12,6 +12,7 @@ import (
 	"github.com/panjf2000/gnet/v2"
 	"github.com/rs/zerolog"
 
+	"github.com/stalkd/stalkd/engine/internal/token"
 	"github.com/stalkd/stalkd/jobs"
 )
 
@@ -20,7 +21,7 @@ import (
 // concurrent use.
 type Server struct {
 	cfg     Config
-	tokens  tokenSet // Config.AuthTokens, hashed
+	tokens  token.Set // Config.AuthTokens, hashed
 	log     zerolog.Logger
 	verbose int
 	spec    listenSpec
@@ -89,7 +90,7 @@ func Listen(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	s := &Server{
 		cfg: cfg, log: cfg.Logger, verbose: verbosityOf(cfg.Logger), spec: spec,
-		proc: loadProcInfo(cfg.Version), tokens: newTokenSet(cfg.AuthTokens),
+		proc: loadProcInfo(cfg.Version), tokens: token.NewSet(cfg.AuthTokens),
 		stopCh: make(chan struct{}),
 		done:   make(chan struct{}),
 	}

@@ -18,8 +18,9 @@ import (
 // adminFlags are the admin listener's flags (long ones: the reference has
 // none, so they cannot clash with its letters).
 type adminFlags struct {
-	addr     string // --admin ADDR: "" leaves the listener off
-	maxTubes int    // --metrics-max-tubes N: 0 means the default
+	addr     string   // --admin ADDR: "" leaves the listener off
+	maxTubes int      // --metrics-max-tubes N: 0 means the default
+	tokens   []string // from --auth-token-file: the API's bearer tokens
 }
 
 const adminUsage = ` --admin ADDR            serve metrics, health checks, the JSON API and the
@@ -63,6 +64,7 @@ func startAdmin(f adminFlags, srv *engine.Server, q *jobs.Queue, jr journal, log
 	a := &adminServer{}
 	opts := admin.Options{
 		Addr: f.addr, Queue: q, Version: engine.Version, MetricsMaxTubes: f.maxTubes, Logger: log,
+		Tokens: f.tokens,
 		Serving: func() error {
 			select {
 			case <-srv.Done():

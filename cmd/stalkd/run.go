@@ -55,7 +55,8 @@ func run(o options, root zerolog.Logger) error {
 		if tokens, err = readTokens(o.authTokenFile); err != nil {
 			return &exitError{exitUsage, err}
 		}
-		log.Info().Str("component", "cmd").Int("tokens", len(tokens)).Msg("token authentication on")
+		log.Info().Int("tokens", len(tokens)).Msg("token authentication on")
+		o.admin.tokens = tokens
 	}
 	inherited, err := inheritedListener(o, log)
 	if err != nil {

@@ -84,7 +84,7 @@ func (s *Server) getStats(w http.ResponseWriter, r *http.Request, _ []string) {
 		Connections: st.Connections, Producers: st.Producers, Workers: st.Workers,
 		Waiting: st.Waiting, TotalConnections: st.TotalConnections, Draining: st.Draining,
 		UptimeSeconds: time.Since(s.opts.Started).Seconds(), Version: s.opts.Version,
-		Commands: commandCounts(&st), MutationsAllowed: s.local,
+		Commands: commandCounts(&st), MutationsAllowed: s.mutable(),
 	})
 }
 

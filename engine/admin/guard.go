@@ -8,10 +8,11 @@ import (
 )
 
 // allowMutation decides whether r may change the queue. It returns "" to
-// allow, or the reason for refusing. It is the one place the security work
-// (an admin bearer token) will extend.
+// allow, or the reason for refusing.
 //
-// Today a mutation needs all of:
+// With bearer tokens (Options.Tokens), a request that reached it carries a
+// valid token (withAuth checked it) and may act from any address, provided
+// a browser's Origin matches. Without tokens, a mutation needs all of:
 //   - a loopback or Unix-socket listener (anyone who can reach it could
 //     already speak the protocol to the same machine);
 //   - on TCP, a Host header naming a loopback address or "localhost", so
@@ -20,12 +21,21 @@ import (
 //   - when a browser sends an Origin header, one whose host matches the
 //     request's Host (no cross-site form posts or fetches).
 func (s *Server) allowMutation(r *http.Request) string {
+	if !s.tokens.Empty() {
+		return sameOrigin(r) // the bearer token was checked by withAuth
+	}
 	if !s.local {
 		return "mutating calls are only accepted on a loopback or Unix-socket admin address"
 	}
 	if !s.unix && !loopbackHost(r.Host) {
 		return "mutating calls need a loopback Host header"
 	}
+	return sameOrigin(r)
+}
+
+// sameOrigin refuses a browser request whose Origin is another site's (no
+// cross-site form posts or fetches).
+func sameOrigin(r *http.Request) string {
 	if o := r.Header.Get("Origin"); o != "" {
 		u, err := url.Parse(o)
 		if err != nil || u.Host != r.Host {
@@ -33,6 +43,30 @@ func (s *Server) allowMutation(r *http.Request) string {
 		}
 	}
 	return ""
+}
+
+// mutable reports whether mutations can be allowed at all on this listener.
+func (s *Server) mutable() bool { return s.local || !s.tokens.Empty() }
+
+// withAuth requires a bearer token, when tokens are configured, on every
+// request but the health checks and the dashboard's static files (which
+// hold no data: the page asks for the token and sends it with its API
+// calls). A refusal is 401 with a JSON error and WWW-Authenticate.
+func (s *Server) withAuth(next http.Handler) http.Handler {
+	if s.tokens.Empty() {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p := r.URL.Path
+		public := p == "/healthz" || p == "/readyz" || (p != "/metrics" && !strings.HasPrefix(p, "/v1/"))
+		tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		if public || (ok && s.tokens.Match([]byte(strings.TrimSpace(tok)))) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		w.Header().Set("WWW-Authenticate", `Bearer realm="stalkd"`)
+		writeError(w, http.StatusUnauthorized, "unauthorized", "a valid bearer token is required (Authorization: Bearer <token>)")
+	})
 }
 
 // loopbackHost reports whether a Host header names the local machine.

@@ -75,6 +75,11 @@ type Options struct {
 	// SampleInterval is the throughput history's sampling period; 0 means
 	// DefaultSampleInterval.
 	SampleInterval time.Duration
+	// Tokens, when not empty, turns bearer-token authentication on (the
+	// protocol's tokens, --auth-token-file): every request but /healthz,
+	// /readyz and the dashboard's static files needs "Authorization: Bearer
+	// <token>", and with a token mutations are accepted on any address.
+	Tokens []string
 	// Logger receives the listener's logs (component=admin is added). The
 	// zero Logger discards them.
 	Logger zerolog.Logger

@@ -27,7 +27,7 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("/readyz", s.readyz)
 	mux.Handle("/v1/", http.HandlerFunc(s.api))
 	mux.Handle("/", dashboardHandler())
-	return s.withCommon(mux)
+	return s.withCommon(s.withAuth(mux))
 }
 
 // withCommon adds the security headers every response carries and logs

@@ -15,6 +15,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/rs/zerolog"
 
+	"github.com/stalkd/stalkd/engine/internal/token"
 	"github.com/stalkd/stalkd/jobs"
 )
 
@@ -28,6 +29,7 @@ type Server struct {
 	http    *http.Server
 	local   bool // loopback or Unix-socket listener: mutations may be allowed
 	unix    bool
+	tokens  token.Set // Options.Tokens; empty: no bearer tokens
 	reg     *prometheus.Registry
 	hist    *history
 	handler http.Handler
@@ -49,7 +51,8 @@ func Start(opts Options) (*Server, error) {
 	}
 	s := newServer(opts, ln, isUnix)
 	go s.serve()
-	s.log.Info().Str("addr", ln.Addr().String()).Bool("mutations", s.local).Msg("admin listener started")
+	s.log.Info().Str("addr", ln.Addr().String()).Bool("mutations", s.mutable()).
+		Bool("bearer_tokens", !s.tokens.Empty()).Msg("admin listener started")
 	return s, nil
 }
 
@@ -59,6 +62,7 @@ func newServer(opts Options, ln net.Listener, isUnix bool) *Server {
 		opts: opts, q: opts.Queue, ln: ln, unix: isUnix,
 		log:       opts.Logger.With().Str("component", "admin").Logger(),
 		local:     isUnix || isLoopback(ln.Addr()),
+		tokens:    token.NewSet(opts.Tokens),
 		serveDone: make(chan struct{}),
 	}
 	s.reg = newRegistry(s)

@@ -26,8 +26,24 @@ function setStatus(msg, isErr) {
   s.className = isErr ? "err" : "muted";
 }
 
+// With --auth-token-file the API needs a bearer token: the page asks for it
+// once and keeps it for the browser tab (sessionStorage), never in a cookie.
+const TOKEN_KEY = "stalkd-token";
+
+function askToken(show) {
+  $("login").hidden = !show;
+  if (show) $("token").focus();
+}
+
 async function api(method, path) {
-  const res = await fetch(path, { method, headers: { Accept: "application/json" }, cache: "no-store" });
+  const headers = { Accept: "application/json" };
+  const tok = sessionStorage.getItem(TOKEN_KEY);
+  if (tok) headers.Authorization = "Bearer " + tok;
+  const res = await fetch(path, { method, headers, cache: "no-store" });
+  if (res.status === 401) {
+    sessionStorage.removeItem(TOKEN_KEY);
+    askToken(true);
+  }
   let body = null;
   try { body = await res.json(); } catch (_) { /* not JSON */ }
   if (!res.ok) {
@@ -309,6 +325,7 @@ async function refresh() {
     drawChart(hist);
     if (state.tube !== null) await loadJobs();
     document.body.dataset.loaded = "true";
+    askToken(false);
   } catch (e) {
     setStatus("refresh failed: " + e.message, true);
   }
@@ -323,6 +340,15 @@ document.addEventListener("DOMContentLoaded", () => {
   };
   $("find").addEventListener("click", find);
   $("find-id").addEventListener("keydown", (e) => { if (e.key === "Enter") find(); });
+  $("login").addEventListener("submit", (e) => {
+    e.preventDefault();
+    const tok = $("token").value.trim();
+    if (!tok) return;
+    sessionStorage.setItem(TOKEN_KEY, tok);
+    $("token").value = "";
+    askToken(false);
+    refresh();
+  });
   refresh();
   setInterval(refresh, REFRESH_MS);
 });

@@ -15,8 +15,8 @@ var (
 	ErrUnknownCommand = errors.New("unknown command")
 	// ErrBadFormat: the server could not parse the command.
 	ErrBadFormat = errors.New("bad format")
-	// ErrOutOfMemory: the server could not allocate the job.
-	ErrOutOfMemory = errors.New("server out of memory")
+	// ErrNoSpace: the server could not allocate the job.
+	ErrNoSpace = errors.New("server out of memory")
 	// ErrInternal: the server reported an internal error.
 	ErrInternal = errors.New("server internal error")
 	// ErrDraining: the server is in drain mode and refuses new jobs.
@@ -38,7 +38,7 @@ var replyErrors = map[string]error{
 	"NOT_FOUND":       ErrNotFound,
 	"UNKNOWN_COMMAND": ErrUnknownCommand,
 	"BAD_FORMAT":      ErrBadFormat,
-	"OUT_OF_MEMORY":   ErrOutOfMemory,
+	"OUT_OF_MEMORY":   ErrNoSpace,
 	"INTERNAL_ERROR":  ErrInternal,
 	"DRAINING":        ErrDraining,
 	"JOB_TOO_BIG":     ErrJobTooBig,
