@@ -23,8 +23,8 @@ import (
 // the new leader, replays the client's auth, use and watch list, and goes
 // on with the commands that followed. The client sees errors for what was in
 // flight, not a closed connection - unless no leader appears within the
-// front's Wait, or the leader closed the connection on purpose (it still
-// accepts at the same address): then the connection closes. (Its reservations stay
+// front's Wait, or the leader closed the connection on purpose (the same
+// leader, in the same term, accepts again): then the connection closes. (Its reservations stay
 // reserved until their TTR, and it may still delete, release, bury or
 // touch them.)
 
@@ -49,7 +49,7 @@ type carrier struct {
 	client net.Conn
 	cmds   chan carried
 	auth   []byte // the client's accepted "auth <token>" line, replayed first
-	addr   string // the leader engine's address, as the current connection sees it
+	gen    uint64 // the generation of the leader's engine the connection is on
 	use    string
 	watch  []string // listing order
 }
@@ -117,7 +117,6 @@ func (c *carrier) run(up net.Conn) {
 // was in flight, reconnects and returns the new connection) or the
 // conversation ends (nil).
 func (c *carrier) session(up net.Conn) net.Conn {
-	c.addr = up.RemoteAddr().String()
 	replies := make(chan reply, 64)
 	done := make(chan struct{})
 	defer close(done) // the reader may be blocked handing over a reply
@@ -225,19 +224,31 @@ func (c *carrier) failover(inflight []carried) net.Conn {
 		}
 	}()
 	for {
-		up := c.f.dial(ctx)
+		up, gen := c.f.dial(ctx)
 		if up == nil {
 			c.refuseRest()
 			return nil
 		}
-		if up.RemoteAddr().String() == c.addr {
-			// The same engine took us again: the leader is alive and closed
-			// the connection on purpose (quit after failed auths, a client
-			// cut off for sending too much): so does the front.
+		if gen == c.gen && alive(up) {
+			// The same engine answers: the leader is alive and closed the
+			// connection on purpose (quit after failed auths, a client cut
+			// off for sending too much): so does the front. (A dying
+			// process may still accept for an instant: hence the probe.)
 			c.f.untrack(up)
 			return nil
 		}
+		if gen == c.gen {
+			c.f.untrack(up)
+			select {
+			case <-ctx.Done():
+				c.refuseRest()
+				return nil
+			case <-time.After(20 * time.Millisecond):
+			}
+			continue
+		}
 		if c.replay(up) == nil {
+			c.gen = gen
 			return up
 		}
 		c.f.untrack(up)
@@ -370,4 +381,15 @@ func bodySize(b []byte) (int, bool) {
 		return 0, false
 	}
 	return n, true
+}
+
+// alive reports whether the engine at the other end of up answers a
+// harmless command (any reply line will do) within a second.
+func alive(up net.Conn) bool {
+	_ = up.SetDeadline(time.Now().Add(time.Second))
+	if _, err := io.WriteString(up, "list-tube-used\r\n"); err != nil {
+		return false
+	}
+	_, err := bufio.NewReader(up).ReadString('\n')
+	return err == nil
 }

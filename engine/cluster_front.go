@@ -19,7 +19,9 @@ type FrontConfig struct {
 	Listener net.Listener
 	// Leader returns the address of the server that carries out commands
 	// (the leader's), waiting while there is none until ctx ends.
-	Leader func(ctx context.Context) (string, error)
+	// gen tells the leader's engines apart (the raft term): a connection
+	// the same engine closes was closed on purpose, not by a failover.
+	Leader func(ctx context.Context) (addr string, gen uint64, err error)
 	// Wait bounds how long a connection waits for a leader, and how long
 	// dialing it may take (default 10 s).
 	Wait time.Duration
@@ -147,14 +149,14 @@ func (f *Front) serve(client net.Conn) {
 	defer f.clients.Add(-1)
 	defer f.untrack(client)
 	ctx, cancel := f.waitCtx()
-	up := f.dial(ctx)
+	up, gen := f.dial(ctx)
 	cancel()
 	if up == nil {
 		f.log.Warn().Str("remote_addr", client.RemoteAddr().String()).Msg("no leader; commands refused")
 		refuse(client)
 		return
 	}
-	c := &carrier{f: f, client: client, cmds: make(chan carried, 64)}
+	c := &carrier{f: f, client: client, cmds: make(chan carried, 64), gen: gen}
 	go c.readCommands()
 	c.run(up)
 	_ = client.Close()
@@ -177,27 +179,28 @@ func (f *Front) waitCtx() (context.Context, context.CancelFunc) {
 	return ctx, cancel
 }
 
-// dial connects to the leader, retrying until ctx ends (then nil). The
-// connection is tracked: Stop closes it; untrack it when done.
-func (f *Front) dial(ctx context.Context) net.Conn {
+// dial connects to the leader, retrying until ctx ends (then nil), and
+// returns the leader engine's generation too. The connection is tracked:
+// Stop closes it; untrack it when done.
+func (f *Front) dial(ctx context.Context) (net.Conn, uint64) {
 	for {
-		addr, err := f.cfg.Leader(ctx)
+		addr, gen, err := f.cfg.Leader(ctx)
 		if err != nil {
-			return nil
+			return nil, 0
 		}
 		var d net.Dialer
 		up, err := d.DialContext(ctx, "tcp", addr)
 		if err == nil {
 			if !f.track(up) {
 				_ = up.Close()
-				return nil
+				return nil, 0
 			}
-			return up
+			return up, gen
 		}
 		f.log.Debug().Err(err).Str("leader_addr", addr).Msg("cannot reach the leader; retrying")
 		select {
 		case <-ctx.Done():
-			return nil
+			return nil, 0
 		case <-time.After(20 * time.Millisecond):
 		}
 	}

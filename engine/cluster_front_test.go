@@ -18,7 +18,7 @@ import (
 
 // startFront starts a Front on 127.0.0.1:0 whose leader is whatever
 // leader() returns.
-func startFront(t *testing.T, wait time.Duration, leader func(ctx context.Context) (string, error)) *Front {
+func startFront(t *testing.T, wait time.Duration, leader func(ctx context.Context) (string, uint64, error)) *Front {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	f := StartFront(FrontConfig{Listener: ln, Leader: leader, Wait: wait, Logger: zerolog.New(zerolog.NewTestWriter(t))})
@@ -37,8 +37,8 @@ func startLeader(t *testing.T) *Server {
 	return srv
 }
 
-func fixedLeader(addr string) func(context.Context) (string, error) {
-	return func(context.Context) (string, error) { return addr, nil }
+func fixedLeader(addr string) func(context.Context) (string, uint64, error) {
+	return func(context.Context) (string, uint64, error) { return addr, 1, nil }
 }
 
 // TestFrontCarriesBytes: through the front, a client gets exactly the
@@ -90,9 +90,9 @@ func TestFrontHalfClose(t *testing.T) {
 // INTERNAL_ERROR and the connection closed (never left hanging); a leader
 // that appears within Wait serves the commands that waited.
 func TestFrontNoLeader(t *testing.T) {
-	f := startFront(t, 200*time.Millisecond, func(ctx context.Context) (string, error) {
+	f := startFront(t, 200*time.Millisecond, func(ctx context.Context) (string, uint64, error) {
 		<-ctx.Done()
-		return "", errors.New("no leader")
+		return "", 0, errors.New("no leader")
 	})
 	c, err := net.Dial("tcp", f.Addr().String())
 	require.NoError(t, err)
@@ -106,12 +106,12 @@ func TestFrontNoLeader(t *testing.T) {
 
 	leader := startLeader(t)
 	late := make(chan struct{})
-	g := startFront(t, 20*time.Second, func(ctx context.Context) (string, error) {
+	g := startFront(t, 20*time.Second, func(ctx context.Context) (string, uint64, error) {
 		select {
 		case <-late:
-			return leader.Addr().String(), nil
+			return leader.Addr().String(), 1, nil
 		case <-ctx.Done():
-			return "", ctx.Err()
+			return "", 0, ctx.Err()
 		}
 	})
 	c2, err := net.Dial("tcp", g.Addr().String())
@@ -153,14 +153,14 @@ func TestFrontFailover(t *testing.T) {
 	first, second := startLeader(t), startLeader(t)
 	var cur atomic.Pointer[Server]
 	cur.Store(first)
-	f := startFront(t, 20*time.Second, func(ctx context.Context) (string, error) {
+	f := startFront(t, 20*time.Second, func(ctx context.Context) (string, uint64, error) {
 		for {
 			if s := cur.Load(); s != nil {
-				return s.Addr().String(), nil
+				return s.Addr().String(), uint64(s.Addr().(*net.TCPAddr).Port), nil // a generation per engine
 			}
 			select {
 			case <-ctx.Done():
-				return "", ctx.Err()
+				return "", 0, ctx.Err()
 			case <-time.After(time.Millisecond):
 			}
 		}
@@ -242,14 +242,14 @@ func TestFrontFailoverAuth(t *testing.T) {
 	first, second := start(), start()
 	var cur atomic.Pointer[Server]
 	cur.Store(first)
-	f := startFront(t, 20*time.Second, func(ctx context.Context) (string, error) {
+	f := startFront(t, 20*time.Second, func(ctx context.Context) (string, uint64, error) {
 		for {
 			if s := cur.Load(); s != nil {
-				return s.Addr().String(), nil
+				return s.Addr().String(), uint64(s.Addr().(*net.TCPAddr).Port), nil // a generation per engine
 			}
 			select {
 			case <-ctx.Done():
-				return "", ctx.Err()
+				return "", 0, ctx.Err()
 			case <-time.After(time.Millisecond):
 			}
 		}

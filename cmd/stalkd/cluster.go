@@ -130,9 +130,9 @@ func runCluster(o options, root zerolog.Logger) error {
 	ls.node.Store(node)
 	front := engine.StartFront(engine.FrontConfig{
 		Listener: ln,
-		Leader: func(ctx context.Context) (string, error) {
-			addr, _, err := node.LeaderAddr(ctx)
-			return addr, err
+		Leader: func(ctx context.Context) (string, uint64, error) {
+			li, err := node.LeaderAddr(ctx)
+			return li.Addr, li.Term, err
 		},
 		MaxJobSize: maxJobSize(o.maxJob),
 		MaxConns:   ls.maxConns,

@@ -56,35 +56,42 @@ func (n *Node) announce(addr string) error {
 	if addr == "" {
 		return nil
 	}
+	term := n.raft.CurrentTerm()
 	n.mu.Lock()
-	n.localAddr = addr
+	n.localAddr, n.localTerm = addr, term
 	n.mu.Unlock()
 	n.leaderSig.fire()
-	f := n.raft.Apply(encodeAnnounce(n.raft.CurrentTerm(), n.cfg.ID, addr), n.cfg.ApplyTimeout)
+	f := n.raft.Apply(encodeAnnounce(term, n.cfg.ID, addr), n.cfg.ApplyTimeout)
 	if err := f.Error(); err != nil {
 		return fmt.Errorf("raft: announce: %w", err)
 	}
 	return nil
 }
 
-// LeaderAddr returns the client address of the current leader, waiting
-// until one is known or ctx ends (then ErrNoLeader). local is true when
-// this node leads.
+// LeaderInfo is where the current leader serves clients.
+type LeaderInfo struct {
+	Addr  string
+	Term  uint64 // the leader's term: each term has an engine of its own
+	Local bool   // this node leads
+}
+
+// LeaderAddr returns where the current leader serves clients, waiting
+// until that is known or ctx ends (then ErrNoLeader).
 //
 // Waiters sleep until an announcement is applied or this node's term
 // starts or ends (with a slow poll as a safety net), so that thousands of
 // clients reconnecting during a failover do not spin.
-func (n *Node) LeaderAddr(ctx context.Context) (addr string, local bool, err error) {
+func (n *Node) LeaderAddr(ctx context.Context) (LeaderInfo, error) {
 	for {
 		changed := n.leaderSig.wait() // before the check: no wake-up is missed
-		if a, l, ok := n.leaderAddr(); ok {
-			return a, l, nil
+		if li, ok := n.leaderAddr(); ok {
+			return li, nil
 		}
 		select {
 		case <-ctx.Done():
-			return "", false, ErrNoLeader
+			return LeaderInfo{}, ErrNoLeader
 		case <-n.stop:
-			return "", false, ErrNoLeader
+			return LeaderInfo{}, ErrNoLeader
 		case <-changed:
 		case <-time.After(100 * time.Millisecond):
 		}
@@ -116,23 +123,23 @@ func (s *signal) fire() {
 	s.mu.Unlock()
 }
 
-func (n *Node) leaderAddr() (string, bool, bool) {
+func (n *Node) leaderAddr() (LeaderInfo, bool) {
 	n.mu.Lock()
 	if n.term != nil && n.localAddr != "" {
-		a := n.localAddr
+		li := LeaderInfo{Addr: n.localAddr, Term: n.localTerm, Local: true}
 		n.mu.Unlock()
-		return a, true, true
+		return li, true
 	}
 	n.mu.Unlock()
 	_, id := n.raft.LeaderWithID()
 	if id == "" || string(id) == n.cfg.ID {
-		return "", false, false
+		return LeaderInfo{}, false
 	}
 	term := n.raft.CurrentTerm()
 	var a announce
 	_ = n.fsm.withState(func(s *state) error { a = s.announced[string(id)]; return nil })
 	if a.addr == "" || a.term != term {
-		return "", false, false
+		return LeaderInfo{}, false
 	}
-	return a.addr, false, true
+	return LeaderInfo{Addr: a.addr, Term: a.term}, true
 }

@@ -43,13 +43,12 @@ func TestClusterBasics(t *testing.T) {
 	// Where the leader serves clients reaches the followers.
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	addr, local, err := c.node(fi).LeaderAddr(ctx)
+	lf, err := c.node(fi).LeaderAddr(ctx)
 	require.NoError(t, err)
-	assert.Equal(t, "client-"+st.Leader, addr)
-	assert.False(t, local)
-	_, local, err = c.node(li).LeaderAddr(ctx)
+	assert.Equal(t, LeaderInfo{Addr: "client-" + st.Leader, Term: st.Term}, lf)
+	ll, err := c.node(li).LeaderAddr(ctx)
 	require.NoError(t, err)
-	assert.True(t, local)
+	assert.Equal(t, LeaderInfo{Addr: "client-" + st.Leader, Term: st.Term, Local: true}, ll)
 
 	// Reserve: RESERVED may be sent once LastSeq commits.
 	d, err := s.Reserve(0)

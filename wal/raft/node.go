@@ -38,6 +38,7 @@ type Node struct {
 	mu        sync.Mutex
 	term      *leaderTerm // nil unless leading
 	localAddr string      // announced client address of this term
+	localTerm uint64      // and the term
 }
 
 // leaderTerm is what one term of leadership runs.
