@@ -1,6 +1,8 @@
 package wal
 
 import (
+	"github.com/stalkd/stalkd/wal/internal/fields"
+
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
@@ -44,12 +46,12 @@ func (e *decoded) decode(b []byte) error {
 	if binary.LittleEndian.Uint32(b) != crc32.Checksum(b[crcLen:], castagnoli) {
 		return errChecksum
 	}
-	d := decoder{b: b[crcLen+1:]}
+	d := decoder{fields.Reader{B: b[crcLen+1:], Malformed: errField}}
 	kind, known := kindOf(b[crcLen])
 	switch {
 	case b[crcLen] == kindMeta:
 		e.isMeta = true
-		e.meta = meta{durable: d.uvarint(), logStart: d.uvarint(), maxID: d.uvarint()}
+		e.meta = meta{durable: d.Uvarint(), logStart: d.Uvarint(), maxID: d.Uvarint()}
 	case !known:
 		return fmt.Errorf("%w %#x", errKind, b[crcLen])
 	case kind == jobs.RecClear:
@@ -59,10 +61,10 @@ func (e *decoded) decode(b []byte) error {
 		e.rec.Kind = kind
 		e.tube = d.job(&e.rec)
 	}
-	if d.err != nil {
-		return d.err
+	if d.Err != nil {
+		return d.Err
 	}
-	if len(d.b) != 0 {
+	if len(d.B) != 0 {
 		return errTrailing
 	}
 	if !e.isMeta && !validJob(&e.rec, e.tube) {
@@ -99,33 +101,30 @@ func validJob(r *jobs.Record, tube []byte) bool {
 }
 
 // decoder reads fields from b, remembering the first error.
-type decoder struct {
-	b   []byte
-	err error
-}
+type decoder struct{ fields.Reader }
 
 // job decodes the job fields of r's kind and returns the tube name (a view;
 // nil but for puts).
 func (d *decoder) job(r *jobs.Record) (tube []byte) {
-	r.ID = d.uvarint()
+	r.ID = d.Uvarint()
 	if r.Kind == jobs.RecDelete {
 		return nil
 	}
-	sb := d.byte()
+	sb := d.Byte()
 	if s, ok := stateOf(sb); ok {
 		r.State = s
-	} else if d.err == nil {
-		d.err = fmt.Errorf("%w %#x", errState, sb)
+	} else if d.Err == nil {
+		d.Err = fmt.Errorf("%w %#x", errState, sb)
 	}
-	r.Pri = d.uint32()
-	r.Delay = time.Duration(d.varint())
-	r.TTR = time.Duration(d.varint())
-	r.Created, r.Deadline = d.varint(), d.varint()
-	r.Reserves, r.Timeouts, r.Releases = d.uint32(), d.uint32(), d.uint32()
-	r.Buries, r.Kicks = d.uint32(), d.uint32()
+	r.Pri = d.Uint32()
+	r.Delay = time.Duration(d.Varint())
+	r.TTR = time.Duration(d.Varint())
+	r.Created, r.Deadline = d.Varint(), d.Varint()
+	r.Reserves, r.Timeouts, r.Releases = d.Uint32(), d.Uint32(), d.Uint32()
+	r.Buries, r.Kicks = d.Uint32(), d.Uint32()
 	if r.Kind == jobs.RecPut {
-		tube = d.bytes()
-		r.Body = d.bytes()
+		tube = d.Bytes()
+		r.Body = d.Bytes()
 	}
 	return tube
 }
@@ -134,82 +133,21 @@ func (d *decoder) job(r *jobs.Record) (tube []byte) {
 // empty). The count is checked against the bytes left (each id takes at
 // least one), so a hostile count cannot make it allocate.
 func (d *decoder) ids() []uint64 {
-	n := d.uvarint()
-	if d.err != nil || n > uint64(len(d.b)) {
-		d.fail()
+	n := d.Uvarint()
+	if d.Err != nil || n > uint64(len(d.B)) {
+		d.Fail()
 		return nil
 	}
 	if n == 0 {
 		return nil
 	}
 	ids := make([]uint64, n)
-	ids[0] = d.uvarint()
+	ids[0] = d.Uvarint()
 	for i := 1; i < len(ids); i++ {
-		ids[i] = ids[i-1] + uint64(d.varint())
+		ids[i] = ids[i-1] + uint64(d.Varint())
 	}
-	if d.err != nil {
+	if d.Err != nil {
 		return nil
 	}
 	return ids
-}
-
-func (d *decoder) byte() byte {
-	if d.err != nil || len(d.b) == 0 {
-		d.fail()
-		return 0
-	}
-	c := d.b[0]
-	d.b = d.b[1:]
-	return c
-}
-
-func (d *decoder) uvarint() uint64 {
-	if d.err != nil {
-		return 0
-	}
-	x, n := binary.Uvarint(d.b)
-	if n <= 0 {
-		d.fail()
-		return 0
-	}
-	d.b = d.b[n:]
-	return x
-}
-
-func (d *decoder) varint() int64 {
-	if d.err != nil {
-		return 0
-	}
-	x, n := binary.Varint(d.b)
-	if n <= 0 {
-		d.fail()
-		return 0
-	}
-	d.b = d.b[n:]
-	return x
-}
-
-func (d *decoder) uint32() uint32 {
-	x := d.uvarint()
-	if x > 1<<32-1 {
-		d.fail()
-	}
-	return uint32(x)
-}
-
-func (d *decoder) bytes() []byte {
-	n := d.uvarint()
-	if d.err != nil || n > uint64(len(d.b)) {
-		d.fail()
-		return nil
-	}
-	v := d.b[:n:n]
-	d.b = d.b[n:]
-	return v
-}
-
-func (d *decoder) fail() {
-	if d.err == nil {
-		d.err = errField
-	}
 }

@@ -1,6 +1,8 @@
 package raft
 
 import (
+	"github.com/stalkd/stalkd/wal/internal/fields"
+
 	"context"
 	"encoding/binary"
 	"errors"
@@ -36,11 +38,11 @@ func decodeAnnounce(b []byte) (id string, a announce, err error) {
 	if len(b) == 0 || b[0] != announceVersion {
 		return "", a, ErrMalformed
 	}
-	d := decoder{b: b[1:]}
-	a.term = d.uvarint()
-	id = string(d.bytes())
-	a.addr = string(d.bytes())
-	if d.err != nil || len(d.b) != 0 || id == "" {
+	d := decoder{Reader: fields.Reader{B: b[1:], Malformed: ErrMalformed}}
+	a.term = d.Uvarint()
+	id = string(d.Bytes())
+	a.addr = string(d.Bytes())
+	if d.Err != nil || len(d.B) != 0 || id == "" {
 		return "", announce{}, ErrMalformed
 	}
 	return id, a, nil

@@ -1,6 +1,8 @@
 package raft
 
 import (
+	"github.com/stalkd/stalkd/wal/internal/fields"
+
 	"encoding/binary"
 	"errors"
 	"time"
@@ -121,19 +123,19 @@ func decodeEntry(b []byte, bodies func(id uint64, view []byte) []byte, fn func(*
 	if len(b) == 0 || b[0] != entryVersion {
 		return ErrMalformed
 	}
-	d := decoder{b: b[1:], bodies: bodies}
-	n := d.uvarint()
-	for i := uint64(0); i < n && d.err == nil; i++ {
+	d := decoder{Reader: fields.Reader{B: b[1:], Malformed: ErrMalformed}, bodies: bodies}
+	n := d.Uvarint()
+	for i := uint64(0); i < n && d.Err == nil; i++ {
 		var rec jobs.Record
 		d.record(&rec)
-		if d.err != nil {
+		if d.Err != nil {
 			break
 		}
 		if err := fn(&rec); err != nil {
 			return err
 		}
 	}
-	if d.err != nil || len(d.b) != 0 {
+	if d.Err != nil || len(d.B) != 0 {
 		return ErrMalformed
 	}
 	return nil
@@ -141,13 +143,12 @@ func decodeEntry(b []byte, bodies func(id uint64, view []byte) []byte, fn func(*
 
 // decoder reads fields from b, remembering the first error.
 type decoder struct {
-	b      []byte
-	err    error
+	fields.Reader
 	bodies func(id uint64, view []byte) []byte // optional: see decodeEntry
 }
 
 func (d *decoder) record(r *jobs.Record) {
-	switch d.byte() {
+	switch d.Byte() {
 	case kindPut:
 		r.Kind = jobs.RecPut
 	case kindUpdate:
@@ -156,55 +157,55 @@ func (d *decoder) record(r *jobs.Record) {
 		r.Kind = jobs.RecDelete
 	case kindPause:
 		r.Kind = jobs.RecPause
-		tube := d.bytes()
+		tube := d.Bytes()
 		r.Tube = string(tube)
-		r.Delay = time.Duration(d.varint())
-		r.Deadline = d.varint()
-		if d.err == nil && (len(tube) == 0 || len(tube) > jobs.MaxTubeName || r.Delay <= 0) {
-			d.fail()
+		r.Delay = time.Duration(d.Varint())
+		r.Deadline = d.Varint()
+		if d.Err == nil && (len(tube) == 0 || len(tube) > jobs.MaxTubeName || r.Delay <= 0) {
+			d.Fail()
 		}
 		return
 	case kindClear:
 		r.Kind = jobs.RecClear
-		n := d.uvarint()
-		if n > uint64(len(d.b)) { // at least a byte per id
-			d.fail()
+		n := d.Uvarint()
+		if n > uint64(len(d.B)) { // at least a byte per id
+			d.Fail()
 			return
 		}
 		r.IDs = make([]uint64, n)
 		for i := range r.IDs {
-			if r.IDs[i] = d.uvarint(); r.IDs[i] == 0 {
-				d.fail()
+			if r.IDs[i] = d.Uvarint(); r.IDs[i] == 0 {
+				d.Fail()
 			}
 		}
 		return
 	default:
-		d.fail()
+		d.Fail()
 		return
 	}
-	r.ID = d.uvarint()
+	r.ID = d.Uvarint()
 	if r.ID == 0 {
-		d.fail()
+		d.Fail()
 	}
 	if r.Kind == jobs.RecDelete {
 		return
 	}
-	if st := d.byte(); int(st) < len(codeState) && codeState[st] != 0 {
+	if st := d.Byte(); int(st) < len(codeState) && codeState[st] != 0 {
 		r.State = codeState[st]
 	} else {
-		d.fail()
+		d.Fail()
 	}
-	r.Pri = d.uint32()
-	r.Delay = time.Duration(d.varint())
-	r.TTR = time.Duration(d.varint())
-	r.Created, r.Deadline = d.varint(), d.varint()
-	r.Reserves, r.Timeouts, r.Releases = d.uint32(), d.uint32(), d.uint32()
-	r.Buries, r.Kicks = d.uint32(), d.uint32()
+	r.Pri = d.Uint32()
+	r.Delay = time.Duration(d.Varint())
+	r.TTR = time.Duration(d.Varint())
+	r.Created, r.Deadline = d.Varint(), d.Varint()
+	r.Reserves, r.Timeouts, r.Releases = d.Uint32(), d.Uint32(), d.Uint32()
+	r.Buries, r.Kicks = d.Uint32(), d.Uint32()
 	if r.Kind == jobs.RecPut {
-		tube := d.bytes()
-		body := d.bytes()
-		if n := len(body); d.err == nil && (len(tube) == 0 || len(tube) > jobs.MaxTubeName || n < 2 || body[n-2] != '\r' || body[n-1] != '\n') {
-			d.fail()
+		tube := d.Bytes()
+		body := d.Bytes()
+		if n := len(body); d.Err == nil && (len(tube) == 0 || len(tube) > jobs.MaxTubeName || n < 2 || body[n-2] != '\r' || body[n-1] != '\n') {
+			d.Fail()
 		}
 		r.Tube = string(tube)
 		if d.bodies != nil {
@@ -214,68 +215,4 @@ func (d *decoder) record(r *jobs.Record) {
 			r.Body = append([]byte(nil), body...)
 		}
 	}
-}
-
-func (d *decoder) fail() {
-	if d.err == nil {
-		d.err = ErrMalformed
-	}
-}
-
-func (d *decoder) byte() byte {
-	if d.err != nil || len(d.b) == 0 {
-		d.fail()
-		return 0
-	}
-	c := d.b[0]
-	d.b = d.b[1:]
-	return c
-}
-
-func (d *decoder) uvarint() uint64 {
-	if d.err != nil {
-		return 0
-	}
-	x, n := binary.Uvarint(d.b)
-	if n <= 0 {
-		d.fail()
-		return 0
-	}
-	d.b = d.b[n:]
-	return x
-}
-
-func (d *decoder) varint() int64 {
-	if d.err != nil {
-		return 0
-	}
-	x, n := binary.Varint(d.b)
-	if n <= 0 {
-		d.fail()
-		return 0
-	}
-	d.b = d.b[n:]
-	return x
-}
-
-func (d *decoder) uint32() uint32 {
-	x := d.uvarint()
-	if x > 1<<32-1 {
-		d.fail()
-	}
-	return uint32(x)
-}
-
-func (d *decoder) bytes() []byte {
-	n := d.uvarint()
-	if d.err != nil {
-		return nil
-	}
-	if n > uint64(len(d.b)) {
-		d.fail()
-		return nil
-	}
-	b := d.b[:n]
-	d.b = d.b[n:]
-	return b
 }

@@ -1,6 +1,8 @@
 package raft
 
 import (
+	"github.com/stalkd/stalkd/wal/internal/fields"
+
 	"bufio"
 	"encoding/binary"
 	"errors"
@@ -197,10 +199,10 @@ func readSnapshot(r *bufio.Reader) (state, error) {
 		if _, err := io.ReadFull(r, buf); err != nil {
 			return st, errors.Join(ErrMalformed, err)
 		}
-		d := decoder{b: buf}
+		d := decoder{Reader: fields.Reader{B: buf, Malformed: ErrMalformed}}
 		var rec jobs.Record
 		d.record(&rec)
-		if d.err != nil || len(d.b) != 0 || rec.Kind != jobs.RecPut {
+		if d.Err != nil || len(d.B) != 0 || rec.Kind != jobs.RecPut {
 			return st, ErrMalformed
 		}
 		st.apply(&rec)
@@ -236,10 +238,10 @@ func readSnapshot(r *bufio.Reader) (state, error) {
 		if _, err := io.ReadFull(r, buf); err != nil {
 			return st, errors.Join(ErrMalformed, err)
 		}
-		d := decoder{b: buf}
+		d := decoder{Reader: fields.Reader{B: buf, Malformed: ErrMalformed}}
 		var rec jobs.Record
 		d.record(&rec)
-		if d.err != nil || len(d.b) != 0 || rec.Kind != jobs.RecPause {
+		if d.Err != nil || len(d.B) != 0 || rec.Kind != jobs.RecPause {
 			return st, ErrMalformed
 		}
 		st.pauses[rec.Tube] = rec
