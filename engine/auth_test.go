@@ -1,13 +1,18 @@
 package engine
 
 import (
+	"bufio"
 	"bytes"
+	"fmt"
 	"io"
 	"math/rand/v2"
+	"net"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
+	"github.com/beanstalkd/go-beanstalk"
 	"github.com/rs/zerolog"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -148,4 +153,26 @@ func TestAuthGateGarbage(t *testing.T) {
 	assert.Equal(t, 1, st.Tubes)
 	c := dial(t, s)
 	c.do("auth "+goodToken+"\r\nput 0 0 10 1\r\nx\r\n", "AUTHENTICATED\r\nINSERTED 1\r\n")
+}
+
+// The README's recipe for go-beanstalk: dial, send auth, read its line,
+// then hand the connection to the client.
+func TestAuthWithGoBeanstalk(t *testing.T) {
+	s, _ := startAuthServer(t)
+	nc, err := net.DialTimeout("tcp", addrOf(t, s), ioTimeout)
+	require.NoError(t, err)
+	r := bufio.NewReader(nc)
+	_, err = fmt.Fprintf(nc, "auth %s\r\n", goodToken)
+	require.NoError(t, err)
+	line, err := r.ReadString('\n')
+	require.NoError(t, err)
+	require.Equal(t, "AUTHENTICATED\r\n", line)
+	c := beanstalk.NewConn(nc)
+	defer c.Close()
+	id, err := c.Put([]byte("hello"), 1, 0, time.Minute)
+	require.NoError(t, err)
+	rid, body, err := c.Reserve(ioTimeout)
+	require.NoError(t, err)
+	assert.Equal(t, id, rid)
+	assert.Equal(t, "hello", string(body))
 }
