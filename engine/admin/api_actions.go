@@ -98,7 +98,7 @@ func (s *Server) pauseTube(w http.ResponseWriter, r *http.Request, args []string
 		s.queueError(w, err, "tube")
 		return
 	}
-	s.logAction(r, "pause").Str("tube", ti.Name).Int("seconds", secs).Msg("admin paused a tube")
+	s.logAction(r, "pause").Str("tube", ti.Name).Int("pause_s", secs).Msg("admin paused a tube")
 	writeJSON(w, http.StatusOK, map[string]any{"tube": ti.Name, "paused_seconds": secs})
 }
 
@@ -157,7 +157,7 @@ func (s *Server) deleteJob(w http.ResponseWriter, r *http.Request, args []string
 		return
 	}
 	if s.committed(r.Context(), w, seq) {
-		s.logAction(r, "delete").Uint64("job", js.ID).Str("tube", js.Tube).Msg("admin deleted a job")
+		s.logAction(r, "delete").Uint64("job_id", js.ID).Str("tube", js.Tube).Msg("admin deleted a job")
 		writeJSON(w, http.StatusOK, map[string]any{"id": js.ID, "deleted": true})
 	}
 }
@@ -182,7 +182,7 @@ func (s *Server) kickJob(w http.ResponseWriter, r *http.Request, args []string) 
 		return
 	}
 	if s.committed(r.Context(), w, seq) {
-		s.logAction(r, "kick-job").Uint64("job", js.ID).Str("tube", js.Tube).Msg("admin kicked a job")
+		s.logAction(r, "kick-job").Uint64("job_id", js.ID).Str("tube", js.Tube).Msg("admin kicked a job")
 		writeJSON(w, http.StatusOK, map[string]any{"id": js.ID, "kicked": true})
 	}
 }
