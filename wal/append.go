@@ -68,10 +68,10 @@ func (l *Log) track(rec *jobs.Record, idx uint64, size int64, moving bool) {
 	l.maxID = max(l.maxID, rec.ID)
 	switch rec.Kind {
 	case jobs.RecPut:
-		if old, ok := l.jobs[rec.ID]; ok {
+		if old, ok := l.jobs.get(rec.ID); ok {
 			l.live -= int64(old.size)
 		}
-		l.jobs[rec.ID] = loc{index: idx, size: uint32(size)}
+		l.jobs.set(rec.ID, loc{index: idx, size: uint32(size)})
 		l.live += size
 		l.whole = append(l.whole, wholeRec{index: idx, id: rec.ID})
 		if moving {
@@ -89,9 +89,8 @@ func (l *Log) track(rec *jobs.Record, idx uint64, size int64, moving bool) {
 
 // forget drops job id from the index. Called with mu held.
 func (l *Log) forget(id uint64) {
-	if old, ok := l.jobs[id]; ok {
+	if old, ok := l.jobs.del(id); ok {
 		l.live -= int64(old.size)
-		delete(l.jobs, id)
 	}
 }
 

@@ -90,7 +90,8 @@ func (l *Log) plan() (ids []uint64, cut uint64) {
 		for ; w < len(l.whole) && l.whole[w].index < end; w++ {
 			if r := l.whole[w]; l.current(r) {
 				ids = append(ids, r.id)
-				moved += int64(l.jobs[r.id].size)
+				lc, _ := l.jobs.get(r.id)
+				moved += int64(lc.size)
 			}
 		}
 		freed += segs[k].bytes
@@ -110,7 +111,7 @@ func (l *Log) plan() (ids []uint64, cut uint64) {
 // current reports whether r is still the latest whole record of a live
 // job. Called with mu held.
 func (l *Log) current(r wholeRec) bool {
-	lc, ok := l.jobs[r.id]
+	lc, ok := l.jobs.get(r.id)
 	return ok && lc.index == r.index
 }
 

@@ -177,7 +177,7 @@ func TestCompactionWithClears(t *testing.T) {
 		if r%10 == 9 {
 			checkBound(t, h)
 			h.l.mu.Lock()
-			live, n := h.l.live, len(h.l.jobs)
+			live, n := h.l.live, h.l.jobs.len()
 			h.l.mu.Unlock()
 			assert.Equal(t, liveBytes(h.q.loggedCopy()), live, "live bytes after clears")
 			assert.Equal(t, 1, n, "only the survivor is indexed")

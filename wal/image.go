@@ -23,7 +23,7 @@ type wholeRec struct{ index, id uint64 }
 // adopts locs as its job index.
 type image struct {
 	jobs     []jobs.Record     // whole records in order of first appearance; deleted: ID 0
-	locs     map[uint64]loc    // live job id -> latest whole record
+	locs     locTable          // live job id -> latest whole record
 	whole    []wholeRec        // every whole record, in index order
 	live     int64             // sum of the locs' sizes
 	maxID    uint64            // highest job id any record or meta mentions
@@ -38,7 +38,6 @@ func newImage(logBytes int64) *image {
 	n := int(min(logBytes/64, 1<<24))
 	return &image{
 		jobs:  make([]jobs.Record, 0, n),
-		locs:  make(map[uint64]loc, n),
 		whole: make([]wholeRec, 0, n),
 		tubes: make(map[string]string),
 	}
@@ -63,7 +62,7 @@ func (m *image) apply(e *decoded, index uint64, size int) {
 	var lc loc
 	known := false
 	if r.ID <= m.maxID { // ids grow: a put of a new id needs no lookup
-		lc, known = m.locs[r.ID]
+		lc, known = m.locs.get(r.ID)
 	}
 	m.maxID = max(m.maxID, r.ID)
 	switch r.Kind {
@@ -80,7 +79,7 @@ func (m *image) apply(e *decoded, index uint64, size int) {
 		}
 		lc.index, lc.size = index, uint32(size)
 		m.live += int64(size)
-		m.locs[r.ID] = lc
+		m.locs.set(r.ID, lc)
 		m.whole = append(m.whole, wholeRec{index: index, id: r.ID})
 	case jobs.RecUpdate:
 		if !known {
@@ -99,7 +98,7 @@ func (m *image) apply(e *decoded, index uint64, size int) {
 
 // remove forgets job id (a delete or one id of a clear).
 func (m *image) remove(id uint64) {
-	lc, ok := m.locs[id]
+	lc, ok := m.locs.get(id)
 	if !ok {
 		m.orphans++ // its whole record was compacted away
 		return
@@ -110,7 +109,7 @@ func (m *image) remove(id uint64) {
 func (m *image) drop(id uint64, lc loc) {
 	m.live -= int64(lc.size)
 	m.jobs[lc.pos] = jobs.Record{}
-	delete(m.locs, id)
+	m.locs.del(id)
 }
 
 // applyUpdate copies every field of an update but the job's tube and body.

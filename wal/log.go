@@ -57,8 +57,8 @@ type Log struct {
 	nextSeq      uint64
 	nextIndex    uint64
 
-	jobs      map[uint64]loc // live job -> its latest whole record
-	whole     []wholeRec     // whole records in index order (stale ones included)
+	jobs      locTable   // live job -> its latest whole record
+	whole     []wholeRec // whole records in index order (stale ones included)
 	wholeHead int
 	live      int64 // bytes of the latest whole record of every live job
 	maxID     uint64
@@ -179,7 +179,6 @@ func openLog(dir string, opts Options, h hooks) (*Log, error) {
 	h.fill()
 	l := &Log{
 		dir: dir, opts: opts, log: opts.Logger, lock: lk, hook: h,
-		jobs:          make(map[uint64]loc),
 		wake:          make(chan struct{}, 1),
 		compactWake:   make(chan struct{}, 1),
 		stopWriter:    make(chan struct{}),
@@ -232,7 +231,7 @@ func (l *Log) notify() {
 func (l *Log) File(id uint64) int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	lc, ok := l.jobs[id]
+	lc, ok := l.jobs.get(id)
 	if !ok {
 		return 0
 	}

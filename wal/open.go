@@ -69,7 +69,7 @@ func (l *Log) load() error {
 	if man == nil && len(files) > 0 {
 		l.log.Info().Str("dir", l.dir).Msg("wal: the log had no manifest (written by an older version); wrote one")
 	}
-	l.log.Info().Str("dir", l.dir).Int("segments", len(l.segs.segs)).Int("jobs", len(l.jobs)).
+	l.log.Info().Str("dir", l.dir).Int("segments", len(l.segs.segs)).Int("jobs", l.jobs.len()).
 		Int64("bytes", l.segs.total).Dur("took", time.Since(start)).Msg("wal: log opened")
 	return nil
 }
@@ -144,9 +144,9 @@ func (l *Log) salvage(files []segFile, img *image) error {
 	img.each(func(r *jobs.Record) {
 		buf = AppendRecord(buf[:0], r)
 		b.Write(idx, buf)
-		lc := img.locs[r.ID]
+		lc, _ := img.locs.get(r.ID)
 		lc.index, lc.size = idx, uint32(entrySize(len(buf)))
-		img.locs[r.ID] = lc
+		img.locs.set(r.ID, lc)
 		img.live += int64(lc.size)
 		img.whole = append(img.whole, wholeRec{index: idx, id: r.ID})
 		idx++
