@@ -95,7 +95,7 @@ func (q *Queue) unindex(ids []uint64) {
 			k := min(len(list), clearChunk)
 			sh.mu.Lock()
 			for _, id := range list[:k] {
-				delete(sh.m, id)
+				sh.remove(id)
 			}
 			sh.mu.Unlock()
 			list = list[k:]

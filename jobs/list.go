@@ -75,11 +75,11 @@ func (q *Queue) reservedIn(t *tube, offset, count int) []uint64 {
 		sh := &q.jobs.shards[i]
 		t.mu.Lock()
 		sh.mu.RLock()
-		for id, j := range sh.m {
+		sh.each(func(j *job) {
 			if j.tube == t && j.state == Reserved {
-				ids = append(ids, id)
+				ids = append(ids, j.id)
 			}
-		}
+		})
 		sh.mu.RUnlock()
 		t.mu.Unlock()
 	}
