@@ -26,7 +26,7 @@ type indexShard struct {
 	mu    sync.RWMutex
 	slots []*job // nil or a power of two long
 	n     int
-	shift uint8 // 64 - log2(len(slots))
+	shift uint8   // 64 - log2(len(slots))
 	_     [7]byte // 64 bytes: one cache line per shard
 }
 
