@@ -35,7 +35,7 @@ func (q *Queue) ClearTube(name []byte) (n int, seq uint64, err error) {
 	for _, j := range t.delayed.items {
 		ids = append(ids, j.id)
 	}
-	for j := t.buried.head; j != nil; j = j.next {
+	for j := t.buried.head; j != nil; j = j.ext.next {
 		ids = append(ids, j.id)
 	}
 	if len(ids) == 0 {
@@ -74,8 +74,8 @@ func (q *Queue) detachAll(t *tube) {
 	t.delayed.items = nil
 
 	for j := t.buried.head; j != nil; {
-		next := j.next
-		j.state, j.prev, j.next = 0, nil, nil
+		next := j.ext.next
+		j.state, j.ext.prev, j.ext.next = 0, nil, nil
 		j = next
 	}
 	q.stats.add(0, cBuried, -int64(t.buried.n))

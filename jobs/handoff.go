@@ -9,7 +9,9 @@ package jobs
 // already been taken off whatever structure held it. t.mu held.
 func (q *Queue) makeReady(t *tube, j *job, now int64, st int, w *wakeups) {
 	j.state = Ready
-	j.reserver = nil
+	if j.ext != nil {
+		j.ext.reserver = nil
+	}
 	if !t.paused(now) && q.handOff(t, j, now, st, w) {
 		return
 	}
@@ -72,10 +74,11 @@ func (q *Queue) reserveFor(s *Session, j *job, now int64, st int, waiter bool) b
 		s.mu.Unlock()
 		return false
 	}
+	x := j.x()
 	j.state = Reserved
-	j.reserver = s
-	j.deadline = now + j.ttr
-	j.reserves++
+	x.reserver = s
+	x.deadline = now + j.ttr
+	x.reserves++
 	s.reserved.pushBack(j)
 	if waiter {
 		s.outcome, s.outcomeErr = j.data(), nil
@@ -86,18 +89,19 @@ func (q *Queue) reserveFor(s *Session, j *job, now int64, st int, waiter bool) b
 	s.mu.Unlock()
 	j.tube.reserved++
 	q.stats.add(st, cReserved, 1)
-	q.timers.scheduleJob(j, j.deadline+1) // a TTR ends when now > deadline
+	q.timers.scheduleJob(j, x.deadline+1) // a TTR ends when now > deadline
 	return true
 }
 
 // unreserve takes j from its reserver. t.mu held.
 func (q *Queue) unreserve(t *tube, j *job, st int) {
-	if s := j.reserver; s != nil { // nil: an orphan (replicated.go)
+	x := j.ext
+	if s := x.reserver; s != nil { // nil: an orphan (replicated.go)
 		s.mu.Lock()
 		s.reserved.remove(j)
 		s.mu.Unlock()
 	}
-	j.reserver = nil
+	x.reserver = nil
 	t.reserved--
 	q.stats.add(st, cReserved, -1)
 	q.timers.cancelJob(j)

@@ -19,8 +19,8 @@ func (h *jobHeap) top() *job {
 
 func (h *jobHeap) less(a, b *job) bool {
 	if h.byDeadline {
-		if a.deadline != b.deadline {
-			return a.deadline < b.deadline
+		if a.ext.deadline != b.ext.deadline {
+			return a.ext.deadline < b.ext.deadline
 		}
 	} else if a.pri != b.pri {
 		return a.pri < b.pri

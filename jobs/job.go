@@ -2,20 +2,29 @@ package jobs
 
 import "github.com/stalkd/stalkd/jobs/internal/wheel"
 
-// job is one job. Every field but id, tube, body and created is guarded by
-// the lock of the job's tube (jobs never change tube). state 0 means the job
-// has been deleted.
+// job is one job, kept small for the common case of a ready job that no one
+// has touched yet: 80 bytes. What only a reserved, delayed, buried or once
+// moved job needs - its timer, list links, reserver, deadline, delay and
+// counters - lives in a jobExt, allocated the first time the job needs it.
+//
+// Every field but id, tube, body and created is guarded by the lock of the
+// job's tube (jobs never change tube). state 0 means the job has been
+// deleted.
 type job struct {
 	id      uint64
 	tube    *tube
 	body    []byte // data + "\r\n"; immutable
 	created int64
+	ttr     int64   // ns, at least one second
+	ext     *jobExt // nil until the job is first reserved, delayed or buried
+	pri     uint32
+	heapIdx int32 // position in the tube's ready or delayed heap
+	state   State
+}
 
-	state    State
-	pri      uint32
-	heapIdx  int32 // position in the tube's ready or delayed heap
+// jobExt is the rarely needed part of a job. Guarded by the job's tube lock.
+type jobExt struct {
 	delay    int64 // ns, of the last put or release
-	ttr      int64 // ns, at least one second
 	deadline int64 // reserved: TTR end; delayed: when it becomes ready
 
 	prev, next *job     // links in the tube's buried list or the reserver's list
@@ -23,6 +32,25 @@ type job struct {
 	timer      wheel.Timer[*job]
 
 	reserves, timeouts, releases, buries, kicks uint32
+}
+
+// x returns the job's extension, creating it on first use. t.mu held.
+func (j *job) x() *jobExt {
+	if j.ext == nil {
+		j.ext = newExt(j)
+	}
+	return j.ext
+}
+
+// noExt is what a job without an extension reads: zero counters, no delay.
+var noExt jobExt
+
+// r returns the job's extension for reading, or the zero one. t.mu held.
+func (j *job) r() *jobExt {
+	if j.ext == nil {
+		return &noExt
+	}
+	return j.ext
 }
 
 func (j *job) data() JobData { return JobData{ID: j.id, body: j.body} }
@@ -34,33 +62,36 @@ func (j *job) record(kind RecordKind) Record {
 	if kind == RecDelete {
 		return r
 	}
+	x := j.r()
 	r.State = j.state
 	if r.State == Reserved {
 		r.State = Ready
 	}
-	r.Pri, r.Delay, r.TTR = j.pri, durationOf(j.delay), durationOf(j.ttr)
+	r.Pri, r.Delay, r.TTR = j.pri, durationOf(x.delay), durationOf(j.ttr)
 	r.Created = j.created
 	if r.State == Delayed {
-		r.Deadline = j.deadline
+		r.Deadline = x.deadline
 	}
-	r.Reserves, r.Timeouts, r.Releases, r.Buries, r.Kicks = j.reserves, j.timeouts, j.releases, j.buries, j.kicks
+	r.Reserves, r.Timeouts, r.Releases, r.Buries, r.Kicks = x.reserves, x.timeouts, x.releases, x.buries, x.kicks
 	if kind == RecPut {
 		r.Tube, r.Body = j.tube.name, j.body
 	}
 	return r
 }
 
-// jobList is an intrusive FIFO of jobs linked through prev/next. A job is on
-// at most one list: its tube's buried list or its reserver's list.
+// jobList is an intrusive FIFO of jobs linked through their extensions'
+// prev/next. A job is on at most one list: its tube's buried list or its
+// reserver's list; a job on a list has an extension.
 type jobList struct {
 	head, tail *job
 	n          int
 }
 
 func (l *jobList) pushBack(j *job) {
-	j.prev, j.next = l.tail, nil
+	x := j.x()
+	x.prev, x.next = l.tail, nil
 	if l.tail != nil {
-		l.tail.next = j
+		l.tail.ext.next = j
 	} else {
 		l.head = j
 	}
@@ -69,16 +100,17 @@ func (l *jobList) pushBack(j *job) {
 }
 
 func (l *jobList) remove(j *job) {
-	if j.prev != nil {
-		j.prev.next = j.next
+	x := j.ext
+	if x.prev != nil {
+		x.prev.ext.next = x.next
 	} else {
-		l.head = j.next
+		l.head = x.next
 	}
-	if j.next != nil {
-		j.next.prev = j.prev
+	if x.next != nil {
+		x.next.ext.prev = x.prev
 	} else {
-		l.tail = j.prev
+		l.tail = x.prev
 	}
-	j.prev, j.next = nil, nil
+	x.prev, x.next = nil, nil
 	l.n--
 }

@@ -58,13 +58,13 @@ func (s *Session) KickJob(id uint64) (uint64, error) {
 // kick logs and moves one buried or delayed job to ready. t.mu held.
 func (q *Queue) kick(t *tube, j *job, now int64, st int, w *wakeups) (uint64, error) {
 	rec := j.record(RecUpdate)
-	rec.State, rec.Deadline, rec.Kicks = Ready, 0, j.kicks+1
+	rec.State, rec.Deadline, rec.Kicks = Ready, 0, j.ext.kicks+1
 	seq, err := q.append(rec)
 	if err != nil {
 		return 0, err
 	}
 	q.unpark(t, j, st)
-	j.kicks++
+	j.ext.kicks++
 	q.makeReady(t, j, now, st, w)
 	return seq, nil
 }

@@ -47,9 +47,9 @@ func (q *Queue) ListJobs(name []byte, st State, offset, count int, dst []uint64)
 		t.mu.Lock()
 		j := t.buried.head
 		for i := 0; j != nil && i < offset; i++ {
-			j = j.next
+			j = j.ext.next
 		}
-		for ; j != nil && count > 0; j, count = j.next, count-1 {
+		for ; j != nil && count > 0; j, count = j.ext.next, count-1 {
 			dst = append(dst, j.id)
 		}
 		t.mu.Unlock()

@@ -27,17 +27,18 @@ func (s *Session) Put(r PutRequest) (id, seq uint64, err error) {
 	t := s.use
 	j := &job{
 		id: id, tube: t, body: body, created: now, heapIdx: -1,
-		pri: r.Pri, delay: int64(r.Delay), ttr: max(int64(r.TTR), second),
+		pri: r.Pri, ttr: max(int64(r.TTR), second),
 	}
-	j.timer.Owner = j
 	if r.Delay > 0 {
-		j.state, j.deadline = Delayed, now+int64(r.Delay)
+		x := j.x()
+		x.delay = int64(r.Delay)
+		j.state, x.deadline = Delayed, now+int64(r.Delay)
 	} else {
 		j.state = Ready
 	}
 	var w wakeups
 	t.mu.Lock()
-	if seq, err = q.append(j.record(RecPut)); err != nil {
+	if seq, err = q.logJob(j, RecPut); err != nil {
 		t.mu.Unlock()
 		return id, 0, err
 	}
@@ -76,7 +77,7 @@ func framed(b []byte) bool {
 func (q *Queue) delay(t *tube, j *job, st int) {
 	t.delayed.push(j)
 	q.stats.add(st, cDelayed, 1)
-	q.timers.scheduleJob(j, j.deadline)
+	q.timers.scheduleJob(j, j.ext.deadline)
 }
 
 // Delete removes a job: one reserved by this session, or one that is ready,
@@ -90,11 +91,11 @@ func (s *Session) Delete(id uint64) (uint64, error) {
 	}
 	t := j.tube
 	t.mu.Lock()
-	if j.state == 0 || (j.state == Reserved && j.reserver != s && j.reserver != nil) {
+	if j.state == 0 || (j.state == Reserved && j.ext.reserver != s && j.ext.reserver != nil) {
 		t.mu.Unlock()
 		return 0, ErrNotFound
 	}
-	seq, err := q.append(j.record(RecDelete))
+	seq, err := q.logJob(j, RecDelete)
 	if err != nil {
 		t.mu.Unlock()
 		return 0, err
@@ -109,6 +110,7 @@ func (s *Session) Delete(id uint64) (uint64, error) {
 		q.unpark(t, j, s.stripe)
 	}
 	j.state = 0
+	dropExt(j)
 	t.deletes++
 	q.jobs.del(id)
 	t.mu.Unlock()
@@ -126,7 +128,7 @@ func (s *Session) Release(id uint64, pri uint32, delay time.Duration) (uint64, e
 	}
 	now := q.clock.Now()
 	rec := j.record(RecUpdate)
-	rec.Pri, rec.Delay, rec.Releases = pri, delay, j.releases+1
+	rec.Pri, rec.Delay, rec.Releases = pri, delay, j.ext.releases+1
 	rec.State, rec.Deadline = Ready, 0
 	if delay > 0 {
 		rec.State, rec.Deadline = Delayed, now+int64(delay)
@@ -137,11 +139,12 @@ func (s *Session) Release(id uint64, pri uint32, delay time.Duration) (uint64, e
 		return 0, err
 	}
 	q.unreserve(t, j, s.stripe)
-	j.pri, j.delay = pri, int64(delay)
-	j.releases++
+	x := j.ext
+	j.pri, x.delay = pri, int64(delay)
+	x.releases++
 	var w wakeups
 	if delay > 0 {
-		j.state, j.deadline = Delayed, rec.Deadline
+		j.state, x.deadline = Delayed, rec.Deadline
 		q.delay(t, j, s.stripe)
 	} else {
 		q.makeReady(t, j, now, s.stripe, &w)
@@ -161,14 +164,14 @@ func (s *Session) Bury(id uint64, pri uint32) (uint64, error) {
 	}
 	defer t.mu.Unlock()
 	rec := j.record(RecUpdate)
-	rec.State, rec.Pri, rec.Buries = Buried, pri, j.buries+1
+	rec.State, rec.Pri, rec.Buries = Buried, pri, j.ext.buries+1
 	seq, err := q.append(rec)
 	if err != nil {
 		return 0, err
 	}
 	q.unreserve(t, j, s.stripe)
 	j.pri = pri
-	j.buries++
+	j.ext.buries++
 	j.state = Buried
 	t.buried.pushBack(j)
 	q.stats.add(s.stripe, cBuried, 1)
@@ -181,11 +184,11 @@ func (s *Session) Touch(id uint64) error {
 	if j == nil {
 		return ErrNotFound
 	}
-	j.deadline = s.q.clock.Now() + j.ttr
+	j.ext.deadline = s.q.clock.Now() + j.ttr
 	if s.q.replicated {
 		s.lastSeq.Store(s.q.logReserved(j))
 	}
-	s.q.timers.scheduleJob(j, j.deadline+1)
+	s.q.timers.scheduleJob(j, j.ext.deadline+1)
 	t.mu.Unlock()
 	return nil
 }
@@ -199,10 +202,10 @@ func (s *Session) own(id uint64) (*tube, *job) {
 	}
 	t := j.tube
 	t.mu.Lock()
-	if j.state == Reserved && j.reserver == nil {
+	if j.state == Reserved && j.ext.reserver == nil {
 		s.adopt(j) // an orphan (replicated.go)
 	}
-	if j.state != Reserved || j.reserver != s {
+	if j.state != Reserved || j.ext.reserver != s {
 		t.mu.Unlock()
 		return nil, nil
 	}

@@ -63,7 +63,7 @@ func (s *Session) LastSeq() uint64 { return s.lastSeq.Load() }
 // Committed). t.mu held.
 func (q *Queue) logReserved(j *job) uint64 {
 	rec := j.record(RecUpdate)
-	rec.State, rec.Deadline = Reserved, j.deadline
+	rec.State, rec.Deadline = Reserved, j.ext.deadline
 	seq, err := q.append(rec)
 	if err != nil {
 		return math.MaxUint64
@@ -85,7 +85,7 @@ func (q *Queue) logRequeued(j *job, timedOut bool) {
 // restoreOrphan makes j, just restored, reserved by no session until
 // deadline. t.mu held.
 func (q *Queue) restoreOrphan(t *tube, j *job, deadline int64) {
-	j.state, j.deadline = Reserved, deadline
+	j.state, j.x().deadline = Reserved, deadline
 	t.reserved++
 	q.stats.add(0, cReserved, 1)
 	q.timers.scheduleJob(j, deadline+1)
@@ -94,7 +94,7 @@ func (q *Queue) restoreOrphan(t *tube, j *job, deadline int64) {
 // adopt makes s the reserver of orphan j. t.mu held.
 func (s *Session) adopt(j *job) {
 	s.mu.Lock()
-	j.reserver = s
+	j.ext.reserver = s
 	s.reserved.pushBack(j)
 	s.mu.Unlock()
 }

@@ -126,9 +126,9 @@ func (s *Session) soonest() (int64, bool) {
 		return 0, false
 	}
 	min := int64(math.MaxInt64)
-	for j := s.reserved.head; j != nil; j = j.next {
-		if j.deadline < min {
-			min = j.deadline
+	for j := s.reserved.head; j != nil; j = j.ext.next {
+		if j.ext.deadline < min {
+			min = j.ext.deadline
 		}
 	}
 	return min, true

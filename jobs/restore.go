@@ -23,11 +23,14 @@ func (q *Queue) Restore(rec Record) error {
 	t := q.tubes.acquire([]byte(rec.Tube)) // the job's reference
 	j := &job{
 		id: rec.ID, tube: t, body: rec.Body, created: rec.Created, heapIdx: -1,
-		pri: rec.Pri, delay: int64(rec.Delay), ttr: max(int64(rec.TTR), second),
-		reserves: rec.Reserves, timeouts: rec.Timeouts, releases: rec.Releases,
-		buries: rec.Buries, kicks: rec.Kicks,
+		pri: rec.Pri, ttr: max(int64(rec.TTR), second),
 	}
-	j.timer.Owner = j
+	if rec.Delay != 0 || rec.Reserves|rec.Timeouts|rec.Releases|rec.Buries|rec.Kicks != 0 {
+		x := j.x()
+		x.delay = int64(rec.Delay)
+		x.reserves, x.timeouts, x.releases = rec.Reserves, rec.Timeouts, rec.Releases
+		x.buries, x.kicks = rec.Buries, rec.Kicks
+	}
 	now := q.clock.Now()
 	var w wakeups
 	t.mu.Lock()
@@ -38,7 +41,7 @@ func (q *Queue) Restore(rec Record) error {
 		t.buried.pushBack(j)
 		q.stats.add(0, cBuried, 1)
 	case rec.State == Delayed && rec.Deadline > now:
-		j.state, j.deadline = Delayed, rec.Deadline
+		j.state, j.x().deadline = Delayed, rec.Deadline
 		q.delay(t, j, 0)
 	case rec.State == Reserved && q.replicated && rec.Deadline >= now:
 		q.restoreOrphan(t, j, rec.Deadline)

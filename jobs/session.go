@@ -267,7 +267,7 @@ func (s *Session) releaseAll() {
 		var w wakeups
 		t := j.tube
 		t.mu.Lock()
-		if j.state == Reserved && j.reserver == s {
+		if j.state == Reserved && j.ext.reserver == s {
 			if q.replicated {
 				q.logRequeued(j, false)
 			}

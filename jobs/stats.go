@@ -68,13 +68,14 @@ func (q *Queue) StatsJob(id uint64) (JobStats, error) {
 		t.mu.Unlock()
 		return JobStats{}, ErrNotFound
 	}
+	x := j.r()
 	js := JobStats{
 		ID: j.id, Tube: t.name, State: j.state, Pri: j.pri,
-		Age: time.Duration(now - j.created), Delay: time.Duration(j.delay), TTR: time.Duration(j.ttr),
-		Reserves: j.reserves, Timeouts: j.timeouts, Releases: j.releases, Buries: j.buries, Kicks: j.kicks,
+		Age: time.Duration(now - j.created), Delay: time.Duration(x.delay), TTR: time.Duration(j.ttr),
+		Reserves: x.reserves, Timeouts: x.timeouts, Releases: x.releases, Buries: x.buries, Kicks: x.kicks,
 	}
 	if j.state == Reserved || j.state == Delayed {
-		js.TimeLeft = time.Duration(j.deadline - now)
+		js.TimeLeft = time.Duration(x.deadline - now)
 	}
 	t.mu.Unlock()
 	if q.journal != nil {

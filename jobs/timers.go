@@ -75,7 +75,7 @@ func (ts *timers) init(now int64) {
 func (ts *timers) scheduleJob(j *job, when int64) {
 	s := &ts.shards[j.id%timerShards]
 	s.mu.Lock()
-	s.jobs.Schedule(&j.timer, when)
+	s.jobs.Schedule(&j.ext.timer, when)
 	s.mu.Unlock()
 	ts.poke(when)
 }
@@ -83,7 +83,9 @@ func (ts *timers) scheduleJob(j *job, when int64) {
 func (ts *timers) cancelJob(j *job) {
 	s := &ts.shards[j.id%timerShards]
 	s.mu.Lock()
-	s.jobs.Cancel(&j.timer)
+	if j.ext != nil {
+		s.jobs.Cancel(&j.ext.timer)
+	}
 	s.mu.Unlock()
 }
 
@@ -209,7 +211,7 @@ func (q *Queue) fire(now int64) {
 		s.mu.Lock()
 		s.scratch = s.jobs.Advance(now, s.scratch[:0])
 		for _, j := range s.scratch {
-			jobsDue = append(jobsDue, firedJob{j, j.timer.When()})
+			jobsDue = append(jobsDue, firedJob{j, j.ext.timer.When()})
 		}
 		s.tubeScratch = s.tubes.Advance(now, s.tubeScratch[:0])
 		for _, t := range s.tubeScratch {
@@ -253,16 +255,16 @@ func (q *Queue) jobTimer(j *job, now int64) {
 	var w wakeups
 	t.mu.Lock()
 	switch {
-	case j.state == Delayed && now >= j.deadline:
+	case j.state == Delayed && now >= j.ext.deadline:
 		t.delayed.remove(j)
 		q.stats.add(0, cDelayed, -1)
 		q.makeReady(t, j, now, 0, &w)
-	case j.state == Reserved && now > j.deadline:
+	case j.state == Reserved && now > j.ext.deadline:
 		if q.replicated {
 			q.logRequeued(j, true)
 		}
 		q.unreserve(t, j, 0)
-		j.timeouts++
+		j.ext.timeouts++
 		q.stats.add(0, cTimeouts, 1)
 		q.makeReady(t, j, now, 0, &w)
 	}
