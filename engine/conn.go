@@ -2,6 +2,7 @@ package engine
 
 import (
 	"net"
+	"sync"
 	"sync/atomic"
 
 	"github.com/panjf2000/gnet/v2"
@@ -141,19 +142,34 @@ func (cn *conn) decodeAll() {
 // bytes were consumed, and whether it stopped for want of input (rather than
 // because it was blocked).
 func (cn *conn) decode(in []byte) (off int, needInput bool) {
+	cmd := cmdPool.Get().(*codec.Command)
+	defer putCmd(cmd)
 	for !cn.blocked() {
 		if off < len(in) && cn.overLimit() { // with no input left, nothing waits
 			cn.stall = true
 			return off, false
 		}
-		cmd, n, ok := cn.dec.Decode(in[off:])
+		var n int
+		var ok bool
+		*cmd, n, ok = cn.dec.Decode(in[off:])
 		off += n
 		if !ok {
 			return off, true
 		}
-		cn.exec(&cmd)
+		cn.exec(cmd)
 	}
 	return off, false
+}
+
+// cmdPool holds the commands decode fills: exec's handler table makes a
+// command escape, and one heap command per request (~150 B of garbage) was
+// most of what a put left behind, raising the GC's heap goal with a
+// million jobs queued. Handlers never keep the pointer.
+var cmdPool = sync.Pool{New: func() any { return new(codec.Command) }}
+
+func putCmd(c *codec.Command) {
+	*c = codec.Command{} // drop the body and views
+	cmdPool.Put(c)
 }
 
 // blocked reports whether later commands must wait.
