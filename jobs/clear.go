@@ -58,7 +58,9 @@ func (q *Queue) ClearTube(name []byte) (n int, seq uint64, err error) {
 // detachAll takes every ready, delayed and buried job off t, marks them
 // deleted and settles the counters. t.mu held.
 func (q *Queue) detachAll(t *tube) {
+	var held int64
 	for _, j := range t.ready.items {
+		held += j.held()
 		j.state, j.heapIdx = 0, -1
 	}
 	q.stats.add(0, cReady, -int64(t.ready.len()))
@@ -68,6 +70,7 @@ func (q *Queue) detachAll(t *tube) {
 
 	for _, j := range t.delayed.items {
 		q.timers.cancelJob(j)
+		held += j.held()
 		j.state, j.heapIdx = 0, -1
 	}
 	q.stats.add(0, cDelayed, -int64(t.delayed.len()))
@@ -75,11 +78,13 @@ func (q *Queue) detachAll(t *tube) {
 
 	for j := t.buried.head; j != nil; {
 		next := j.ext.next
+		held += j.held()
 		j.state, j.ext.prev, j.ext.next = 0, nil, nil
 		j = next
 	}
 	q.stats.add(0, cBuried, -int64(t.buried.n))
 	t.buried = jobList{}
+	q.stats.add(0, cHeldBytes, -held)
 }
 
 // unindex removes ids from the id index, a bounded chunk per shard lock.

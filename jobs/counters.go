@@ -19,6 +19,7 @@ const (
 	cWorkers
 	cWaiting
 	cTotalConnections
+	cHeldBytes // job bodies and per-job overhead (Queue.HeldBytes)
 	numCounters
 )
 

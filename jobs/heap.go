@@ -48,6 +48,7 @@ func (h *jobHeap) remove(j *job) {
 	}
 	h.items[last] = nil
 	h.items = h.items[:last]
+	h.shrink()
 	if i != last {
 		if !h.down(i) {
 			h.up(i)
@@ -91,4 +92,16 @@ func (h *jobHeap) down(i int) bool {
 		i = m
 	}
 	return i > start
+}
+
+// minHeapCap is the capacity below which a heap never gives memory back.
+const minHeapCap = 256
+
+// shrink halves the backing array of a heap that fell below a quarter of
+// it, so that a drained tube does not keep the array its backlog needed.
+// The copy is paid for by the removals that emptied it.
+func (h *jobHeap) shrink() {
+	if c := cap(h.items); c > minHeapCap && len(h.items) < c/4 {
+		h.items = append(make([]*job, 0, c/2), h.items...)
+	}
 }

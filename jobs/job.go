@@ -53,6 +53,13 @@ func (j *job) r() *jobExt {
 	return j.ext
 }
 
+// jobOverhead is what a job costs beyond its body, roughly: the job, its
+// slots in the id index and a heap, allocator rounding.
+const jobOverhead = 112
+
+// held is what the job counts for in Queue.HeldBytes.
+func (j *job) held() int64 { return int64(len(j.body)) + jobOverhead }
+
 func (j *job) data() JobData { return JobData{ID: j.id, body: j.body} }
 
 // record describes the job's current state for the journal. A reserved job

@@ -44,6 +44,7 @@ func (s *Session) Put(r PutRequest) (id, seq uint64, err error) {
 	}
 	t.refs.Add(1)
 	q.jobs.put(j)
+	q.stats.add(s.stripe, cHeldBytes, j.held())
 	t.totalJobs++
 	q.stats.add(s.stripe, cTotalJobs, 1)
 	if r.Delay > 0 {
@@ -110,6 +111,7 @@ func (s *Session) Delete(id uint64) (uint64, error) {
 		q.unpark(t, j, s.stripe)
 	}
 	j.state = 0
+	q.stats.add(s.stripe, cHeldBytes, -j.held())
 	dropExt(j)
 	t.deletes++
 	q.jobs.del(id)

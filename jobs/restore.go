@@ -35,6 +35,7 @@ func (q *Queue) Restore(rec Record) error {
 	var w wakeups
 	t.mu.Lock()
 	q.jobs.put(j)
+	q.stats.add(0, cHeldBytes, j.held())
 	switch {
 	case rec.State == Buried:
 		j.state = Buried

@@ -55,6 +55,12 @@ func (q *Queue) StatsTube(name []byte) (TubeStats, error) {
 	return ts, nil
 }
 
+// HeldBytes returns roughly how much memory the queue's jobs hold: their
+// bodies plus a fixed overhead per job. It is a sum of striped counters,
+// cheap enough to poll; a server uses it to notice that a large backlog has
+// drained and its memory may go back to the operating system.
+func (q *Queue) HeldBytes() int64 { return q.stats.sum(cHeldBytes) }
+
 // StatsJob returns the statistics of job id.
 func (q *Queue) StatsJob(id uint64) (JobStats, error) {
 	j := q.jobs.get(id)
