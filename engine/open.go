@@ -144,6 +144,7 @@ func start(o Options, jq *jobs.Queue, l *wal.Log, subscribe func(func())) *Queue
 	q.reservers.New = func() any { return q.newLease() }
 	ctx, cancel := context.WithCancel(context.Background())
 	q.stopRun = cancel
+	watchMemory(jq, q.closing)
 	go func() {
 		defer close(q.runDone)
 		jq.Run(ctx)

@@ -193,6 +193,7 @@ func (s *Server) Serve(b Backend) error {
 			go s.acceptLoop(s.tls.acc)
 		}
 		go s.nudge()
+		watchMemory(s.queue, s.stopCh)
 		if s.cfg.IdleTimeout > 0 {
 			go s.sweepIdle()
 		}
