@@ -3,7 +3,7 @@ package jobs
 import "github.com/stalkd/stalkd/jobs/internal/wheel"
 
 // job is one job, kept small for the common case of a ready job that no one
-// has touched yet: 80 bytes. What only a reserved, delayed, buried or once
+// has touched yet: 64 bytes. What only a reserved, delayed, buried or once
 // moved job needs - its timer, list links, reserver, deadline, delay and
 // counters - lives in a jobExt, allocated the first time the job needs it.
 //
@@ -13,10 +13,11 @@ import "github.com/stalkd/stalkd/jobs/internal/wheel"
 type job struct {
 	id      uint64
 	tube    *tube
-	body    []byte // data + "\r\n"; immutable
 	created int64
 	ttr     int64   // ns, at least one second
 	ext     *jobExt // nil until the job is first reserved, delayed or buried
+	body    *byte   // data + "\r\n", bodyLen bytes (body.go); immutable
+	bodyLen uint32
 	pri     uint32
 	heapIdx int32 // position in the tube's ready or delayed heap
 	state   State
@@ -58,9 +59,9 @@ func (j *job) r() *jobExt {
 const jobOverhead = 112
 
 // held is what the job counts for in Queue.HeldBytes.
-func (j *job) held() int64 { return int64(len(j.body)) + jobOverhead }
+func (j *job) held() int64 { return int64(j.bodyLen) + jobOverhead }
 
-func (j *job) data() JobData { return JobData{ID: j.id, body: j.body} }
+func (j *job) data() JobData { return JobData{ID: j.id, body: j.wire()} }
 
 // record describes the job's current state for the journal. A reserved job
 // is logged as ready: reservations do not survive a restart.
@@ -81,7 +82,7 @@ func (j *job) record(kind RecordKind) Record {
 	}
 	r.Reserves, r.Timeouts, r.Releases, r.Buries, r.Kicks = x.reserves, x.timeouts, x.releases, x.buries, x.kicks
 	if kind == RecPut {
-		r.Tube, r.Body = j.tube.name, j.body
+		r.Tube, r.Body = j.tube.name, j.wire()
 	}
 	return r
 }

@@ -26,9 +26,10 @@ func (s *Session) Put(r PutRequest) (id, seq uint64, err error) {
 	now := q.clock.Now()
 	t := s.use
 	j := &job{
-		id: id, tube: t, body: body, created: now, heapIdx: -1,
+		id: id, tube: t, created: now, heapIdx: -1,
 		pri: r.Pri, ttr: max(int64(r.TTR), second),
 	}
+	j.setBody(body)
 	if r.Delay > 0 {
 		x := j.x()
 		x.delay = int64(r.Delay)

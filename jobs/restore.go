@@ -22,9 +22,10 @@ func (q *Queue) Restore(rec Record) error {
 	}
 	t := q.tubes.acquire([]byte(rec.Tube)) // the job's reference
 	j := &job{
-		id: rec.ID, tube: t, body: rec.Body, created: rec.Created, heapIdx: -1,
+		id: rec.ID, tube: t, created: rec.Created, heapIdx: -1,
 		pri: rec.Pri, ttr: max(int64(rec.TTR), second),
 	}
+	j.setBody(rec.Body)
 	if rec.Delay != 0 || rec.Reserves|rec.Timeouts|rec.Releases|rec.Buries|rec.Kicks != 0 {
 		x := j.x()
 		x.delay = int64(rec.Delay)
