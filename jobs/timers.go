@@ -244,7 +244,7 @@ func (q *Queue) fire(now int64) {
 	clear(jobsDue)
 	clear(sess)
 	clear(tubes)
-	ts.firedJobs, ts.firedSess, ts.firedTubes = jobsDue[:0], sess[:0], tubes[:0]
+	ts.firedJobs, ts.firedSess, ts.firedTubes = keep(jobsDue), keep(sess), keep(tubes)
 }
 
 // jobTimer handles a job's timer: a delay ending, or a TTR running out. A
@@ -286,4 +286,15 @@ func (q *Queue) unpause(t *tube, now int64) {
 	}
 	t.mu.Unlock()
 	q.finish(&w)
+}
+
+// keepFired: a firing buffer longer than this is dropped after use, so that
+// a million timers firing at once do not keep their buffer for good.
+const keepFired = 4096
+
+func keep[T any](buf []T) []T {
+	if cap(buf) > keepFired {
+		return nil
+	}
+	return buf[:0]
 }

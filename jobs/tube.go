@@ -90,7 +90,12 @@ type registry struct {
 	byName map[string]*tube
 	list   []*tube
 	serial uint64
+	peak   int // most tubes since byName was last rebuilt
 }
+
+// minRegistryShrink: below this many tubes at its peak the registry never
+// rebuilds its map (Go maps do not shrink by themselves).
+const minRegistryShrink = 1024
 
 // acquire returns the tube called name, creating it if needed, with one more
 // reference taken for the caller.
@@ -116,6 +121,7 @@ func (r *registry) acquire(name []byte) *tube {
 	t.listIdx = len(r.list)
 	r.list = append(r.list, t)
 	r.byName[t.name] = t
+	r.peak = max(r.peak, len(r.list))
 	return t
 }
 
@@ -160,7 +166,25 @@ func (r *registry) release(t *tube) (removed bool) {
 	moved.listIdx = t.listIdx
 	r.list[n] = nil
 	r.list = r.list[:n]
+	r.shrink()
 	return true
+}
+
+// shrink rebuilds the map and list once the tubes fell below a quarter of
+// their peak, so that 100k tubes come and gone do not keep their table.
+// r.mu held.
+func (r *registry) shrink() {
+	n := len(r.list)
+	if r.peak < minRegistryShrink || n >= r.peak/4 {
+		return
+	}
+	m := make(map[string]*tube, n)
+	for _, t := range r.list {
+		m[t.name] = t
+	}
+	r.byName = m
+	r.list = append(make([]*tube, 0, n*2), r.list...)
+	r.peak = n
 }
 
 func (r *registry) names(dst []string) []string {

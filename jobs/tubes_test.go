@@ -1,6 +1,7 @@
 package jobs
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -151,4 +152,29 @@ func TestDroppedTubeLosesItsPause(t *testing.T) {
 	require.NoError(t, f.q.PauseTube([]byte("p"), 3*time.Hour))
 	f.advance(2 * time.Hour) // the old pause's time: it must not end the new one
 	assert.Equal(t, time.Hour, f.tubeStats("p").PauseLeft)
+}
+
+// The registry gives back its table once most tubes are gone.
+func TestRegistryShrinks(t *testing.T) {
+	f := newFixture(t)
+	s, _ := f.session()
+	const n = 5000
+	for i := range n {
+		_, err := s.Watch([]byte(fmt.Sprintf("w%d", i)))
+		require.NoError(t, err)
+	}
+	assert.Equal(t, n+1, f.q.tubes.count())
+	for i := range n {
+		_, err := s.Ignore([]byte(fmt.Sprintf("w%d", i)))
+		require.NoError(t, err)
+	}
+	f.q.tubes.mu.RLock()
+	defer f.q.tubes.mu.RUnlock()
+	assert.Equal(t, 1, len(f.q.tubes.byName))
+	assert.Less(t, cap(f.q.tubes.list), minRegistryShrink, "the list was rebuilt small")
+	assert.Less(t, f.q.tubes.peak, minRegistryShrink, "the map was rebuilt")
+	for name, tb := range f.q.tubes.byName {
+		assert.Equal(t, name, tb.name)
+		assert.Same(t, tb, f.q.tubes.list[tb.listIdx])
+	}
 }
