@@ -52,6 +52,35 @@ func (x *index) get(id uint64) *job {
 	return j
 }
 
+// getTube is get that also reads the job's tube under the shard lock: a job
+// read from the index may be deleted and recycled (recycle.go) as soon as
+// the lock is released, so nothing of it may be read afterwards until it
+// is validated under its tube lock (Queue.lockJob).
+func (x *index) getTube(id uint64) (*job, *tube) {
+	s := x.shard(id)
+	s.mu.RLock()
+	j := s.lookup(id)
+	var t *tube
+	if j != nil {
+		t = j.tube
+	}
+	s.mu.RUnlock()
+	return j, t
+}
+
+// data returns the id and body of job id, read under the shard lock.
+func (x *index) data(id uint64) (JobData, bool) {
+	s := x.shard(id)
+	s.mu.RLock()
+	j := s.lookup(id)
+	var d JobData
+	if j != nil {
+		d = j.data()
+	}
+	s.mu.RUnlock()
+	return d, j != nil
+}
+
 func (x *index) put(j *job) {
 	s := x.shard(j.id)
 	s.mu.Lock()

@@ -38,13 +38,11 @@ func (s *Session) Kick(n uint32) (kicked int, seq uint64, err error) {
 // KickJob moves one buried or delayed job, in any tube, to ready.
 func (s *Session) KickJob(id uint64) (uint64, error) {
 	q := s.q
-	j := q.jobs.get(id)
+	t, j := q.lockJob(id)
 	if j == nil {
 		return 0, ErrNotFound
 	}
-	t := j.tube
 	var w wakeups
-	t.mu.Lock()
 	if j.state != Buried && j.state != Delayed {
 		t.mu.Unlock()
 		return 0, ErrNotFound

@@ -2,11 +2,11 @@ package jobs
 
 // Peek returns any job by id, whatever its state and tube.
 func (q *Queue) Peek(id uint64) (JobData, error) {
-	j := q.jobs.get(id)
-	if j == nil {
+	d, ok := q.jobs.data(id)
+	if !ok {
 		return JobData{}, ErrNotFound
 	}
-	return j.data(), nil
+	return d, nil
 }
 
 // PeekReady returns the next job reserve would take from the used tube
@@ -29,8 +29,8 @@ func (s *Session) PeekBuried() (JobData, error) {
 func (s *Session) peekTop(pick func(*tube) *job) (JobData, error) {
 	t := s.use
 	t.mu.Lock()
+	defer t.mu.Unlock()
 	j := pick(t)
-	t.mu.Unlock()
 	if j == nil {
 		return JobData{}, ErrNotFound
 	}

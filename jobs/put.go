@@ -25,7 +25,8 @@ func (s *Session) Put(r PutRequest) (id, seq uint64, err error) {
 	}
 	now := q.clock.Now()
 	t := s.use
-	j := &job{
+	j := newJob()
+	*j = job{
 		id: id, tube: t, created: now, heapIdx: -1,
 		pri: r.Pri, ttr: max(int64(r.TTR), second),
 	}
@@ -87,12 +88,10 @@ func (q *Queue) delay(t *tube, j *job, st int) {
 // ErrNotFound.
 func (s *Session) Delete(id uint64) (uint64, error) {
 	q := s.q
-	j := q.jobs.get(id)
+	t, j := q.lockJob(id)
 	if j == nil {
 		return 0, ErrNotFound
 	}
-	t := j.tube
-	t.mu.Lock()
 	if j.state == 0 || (j.state == Reserved && j.ext.reserver != s && j.ext.reserver != nil) {
 		t.mu.Unlock()
 		return 0, ErrNotFound
@@ -113,9 +112,9 @@ func (s *Session) Delete(id uint64) (uint64, error) {
 	}
 	j.state = 0
 	q.stats.add(s.stripe, cHeldBytes, -j.held())
-	dropExt(j)
 	t.deletes++
 	q.jobs.del(id)
+	recycle(j)
 	t.mu.Unlock()
 	q.releaseTube(t)
 	return seq, nil
@@ -199,12 +198,10 @@ func (s *Session) Touch(id uint64) error {
 // own finds a job reserved by this session and returns it with its tube
 // locked, or nil with nothing locked.
 func (s *Session) own(id uint64) (*tube, *job) {
-	j := s.q.jobs.get(id)
+	t, j := s.q.lockJob(id)
 	if j == nil {
 		return nil, nil
 	}
-	t := j.tube
-	t.mu.Lock()
 	if j.state == Reserved && j.ext.reserver == nil {
 		s.adopt(j) // an orphan (replicated.go)
 	}

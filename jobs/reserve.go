@@ -81,12 +81,10 @@ func (s *Session) Waiting() bool { return s.wstate.Load()&stateMask != idle }
 // or buried. It ignores pauses and never answers ErrDeadlineSoon.
 func (s *Session) ReserveJob(id uint64) (JobData, uint64, error) {
 	q := s.q
-	j := q.jobs.get(id)
+	t, j := q.lockJob(id)
 	if j == nil {
 		return JobData{}, 0, ErrNotFound
 	}
-	t := j.tube
-	t.mu.Lock()
 	defer t.mu.Unlock()
 	var seq uint64
 	switch j.state {

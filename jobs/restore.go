@@ -60,12 +60,10 @@ func (q *Queue) Restore(rec Record) error {
 // journal (compaction moves live jobs forward this way). ok is false if the
 // job no longer exists or the journal refused the record.
 func (q *Queue) Rewrite(id uint64) (seq uint64, ok bool) {
-	j := q.jobs.get(id)
+	t, j := q.lockJob(id)
 	if j == nil {
 		return 0, false
 	}
-	t := j.tube
-	t.mu.Lock()
 	defer t.mu.Unlock()
 	if j.state == 0 {
 		return 0, false

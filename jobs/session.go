@@ -260,14 +260,18 @@ func (s *Session) releaseAll() {
 	for {
 		s.mu.Lock()
 		j := s.reserved.head
+		var t *tube
+		var id uint64
+		if j != nil { // on the list: live, so these reads are safe here
+			t, id = j.tube, j.id
+		}
 		s.mu.Unlock()
 		if j == nil {
 			return
 		}
 		var w wakeups
-		t := j.tube
 		t.mu.Lock()
-		if j.state == Reserved && j.ext.reserver == s {
+		if q.stillLive(j, id) && j.state == Reserved && j.ext.reserver == s {
 			if q.replicated {
 				q.logRequeued(j, false)
 			}

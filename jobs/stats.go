@@ -63,13 +63,11 @@ func (q *Queue) HeldBytes() int64 { return q.stats.sum(cHeldBytes) }
 
 // StatsJob returns the statistics of job id.
 func (q *Queue) StatsJob(id uint64) (JobStats, error) {
-	j := q.jobs.get(id)
+	now := q.clock.Now()
+	t, j := q.lockJob(id)
 	if j == nil {
 		return JobStats{}, ErrNotFound
 	}
-	now := q.clock.Now()
-	t := j.tube
-	t.mu.Lock()
 	if j.state == 0 {
 		t.mu.Unlock()
 		return JobStats{}, ErrNotFound

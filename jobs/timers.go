@@ -47,6 +47,8 @@ type timerShard struct {
 
 type firedJob struct {
 	j    *job
+	t    *tube  // read with id under the timer shard lock, while the job
+	id   uint64 // was surely live (see recycle.go)
 	when int64
 }
 
@@ -211,7 +213,7 @@ func (q *Queue) fire(now int64) {
 		s.mu.Lock()
 		s.scratch = s.jobs.Advance(now, s.scratch[:0])
 		for _, j := range s.scratch {
-			jobsDue = append(jobsDue, firedJob{j, j.ext.timer.When()})
+			jobsDue = append(jobsDue, firedJob{j, j.tube, j.id, j.ext.timer.When()})
 		}
 		s.tubeScratch = s.tubes.Advance(now, s.tubeScratch[:0])
 		for _, t := range s.tubeScratch {
@@ -224,7 +226,7 @@ func (q *Queue) fire(now int64) {
 		s.mu.Unlock()
 	}
 	slices.SortFunc(jobsDue, func(a, b firedJob) int {
-		return cmp.Or(cmp.Compare(a.when, b.when), cmp.Compare(a.j.id, b.j.id))
+		return cmp.Or(cmp.Compare(a.when, b.when), cmp.Compare(a.id, b.id))
 	})
 	slices.SortFunc(tubes, func(a, b firedTube) int {
 		return cmp.Or(cmp.Compare(a.when, b.when), cmp.Compare(a.t.serial, b.t.serial))
@@ -233,7 +235,7 @@ func (q *Queue) fire(now int64) {
 		return cmp.Or(cmp.Compare(a.when, b.when), cmp.Compare(a.s.id, b.s.id))
 	})
 	for _, f := range jobsDue {
-		q.jobTimer(f.j, now)
+		q.jobTimer(f.t, f.j, f.id, now)
 	}
 	for _, f := range tubes {
 		q.unpause(f.t, now)
@@ -250,10 +252,13 @@ func (q *Queue) fire(now int64) {
 // jobTimer handles a job's timer: a delay ending, or a TTR running out. A
 // timer that lost a race (the job was touched, released, deleted) finds the
 // job no longer due and does nothing.
-func (q *Queue) jobTimer(j *job, now int64) {
-	t := j.tube
+func (q *Queue) jobTimer(t *tube, j *job, id uint64, now int64) {
 	var w wakeups
 	t.mu.Lock()
+	if !q.stillLive(j, id) {
+		t.mu.Unlock()
+		return
+	}
 	switch {
 	case j.state == Delayed && now >= j.ext.deadline:
 		t.delayed.remove(j)
