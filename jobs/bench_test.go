@@ -98,3 +98,19 @@ func BenchmarkDelayedPutExpiry(b *testing.B) {
 		}
 	}
 }
+
+// Restoring a million ready jobs, as a journal's replay does at start-up:
+// the queue's share of recovery time (issue 12 asks for 1M jobs in 1 s).
+func BenchmarkRestore1M(b *testing.B) {
+	const n = 1_000_000
+	b.ReportAllocs()
+	for b.Loop() {
+		q := New(Config{Clock: NewManualClock(1e18)})
+		for id := uint64(1); id <= n; id++ {
+			if err := q.Restore(Record{Kind: RecPut, ID: id, Tube: "default", State: Ready, Pri: 1,
+				TTR: time.Minute, Created: 1e18, Body: benchBody}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}

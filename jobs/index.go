@@ -88,6 +88,27 @@ func (x *index) put(j *job) {
 	s.mu.Unlock()
 }
 
+// putNew adds j unless its id is already in the index, in one probe
+// sequence (Restore checks and inserts at once).
+func (x *index) putNew(j *job) bool {
+	s := x.shard(j.id)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if (s.n+1)*4 > len(s.slots)*3 {
+		s.resize(max(minIndexSlots, len(s.slots)*2))
+	}
+	mask := len(s.slots) - 1
+	i := s.home(j.id)
+	for ; s.slots[i] != nil; i = (i + 1) & mask {
+		if s.slots[i].id == j.id {
+			return false
+		}
+	}
+	s.slots[i] = j
+	s.n++
+	return true
+}
+
 func (x *index) del(id uint64) {
 	s := x.shard(id)
 	s.mu.Lock()

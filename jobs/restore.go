@@ -17,9 +17,6 @@ func (q *Queue) Restore(rec Record) error {
 	if !framed(rec.Body) {
 		return ErrBadBody
 	}
-	if q.jobs.get(rec.ID) != nil {
-		return errors.New("jobs: restore of a job that exists")
-	}
 	t := q.tubes.acquire([]byte(rec.Tube)) // the job's reference
 	j := &job{
 		id: rec.ID, tube: t, created: rec.Created, heapIdx: -1,
@@ -35,7 +32,11 @@ func (q *Queue) Restore(rec Record) error {
 	now := q.clock.Now()
 	var w wakeups
 	t.mu.Lock()
-	q.jobs.put(j)
+	if !q.jobs.putNew(j) {
+		t.mu.Unlock()
+		q.releaseTube(t)
+		return errors.New("jobs: restore of a job that exists")
+	}
 	q.stats.add(0, cHeldBytes, j.held())
 	switch {
 	case rec.State == Buried:
