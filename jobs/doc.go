@@ -51,6 +51,12 @@
 //     (Journal.Append runs under a tube lock, so a journal must never call
 //     into the queue while holding a lock Append needs).
 //
+// Deleted jobs are recycled (recycle.go), so a job pointer found without
+// its tube lock - in the id index, a timing wheel, a session's list - is
+// only a hint: it is used to find the tube, and the job is read only once
+// the index, consulted again under the tube lock, still maps its id to it
+// (lockJob, stillLive).
+//
 // Callbacks (a session's wake function) never run under a queue lock: the
 // waits won under a tube lock are collected and finished after it is
 // released. Counters are striped per session and summed by Stats.
