@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"runtime"
 	"runtime/debug"
 	"sync"
 	"time"
@@ -44,11 +45,20 @@ func watchMemory(jq *jobs.Queue, stop <-chan struct{}) {
 				return
 			case now := <-tk.C:
 				if m.observe(jq.HeldBytes(), now) {
-					debug.FreeOSMemory()
+					giveBack()
 				}
 			}
 		}
 	}()
+}
+
+// giveBack returns the freed heap to the operating system. Deleted jobs
+// wait in sync.Pools (package jobs recycles them), which a collection only
+// moves to a victim cache: the second collection, FreeOSMemory's, frees
+// them, and only then are their pages returned.
+func giveBack() {
+	runtime.GC()
+	debug.FreeOSMemory()
 }
 
 // memReturn decides when to give memory back. Time is an input.
