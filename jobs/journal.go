@@ -42,6 +42,23 @@ type Record struct {
 	IDs []uint64
 }
 
+// IDSource is implemented by a journal that hands out job ids itself, so
+// that ids stay unique across restarts whatever part of the journal is
+// lost (package wal leases them in blocks recorded durably ahead of use).
+// New picks it up from Config.Journal by a type assertion; Queue.NextID and
+// Queue.EnsureNextID then go to it.
+//
+// Concurrency: both are called from many goroutines at once, with no lock
+// of the queue held. NextID must not do I/O in the common case (it may
+// block, rarely, while the journal records a new block of ids).
+type IDSource interface {
+	// NextID spends and returns an id: never one returned before, nor one
+	// below the highest EnsureNextID asked for.
+	NextID() uint64
+	// EnsureNextID makes sure no id below next is ever handed out.
+	EnsureNextID(next uint64)
+}
+
 // Journal is the durability seam: package wal implements it; a queue without
 // one keeps everything in memory.
 //

@@ -284,3 +284,25 @@ func TestRewrite(t *testing.T) {
 	_, ok = f.q.Rewrite(id)
 	assert.False(t, ok, "gone")
 }
+
+// idJournal is a journal that hands out ids itself (IDSource).
+type idJournal struct {
+	fakeJournal
+	next    uint64
+	ensured uint64
+}
+
+func (j *idJournal) NextID() uint64           { j.next += 10; return j.next }
+func (j *idJournal) EnsureNextID(next uint64) { j.ensured = max(j.ensured, next) }
+
+func TestJournalThatIsAnIDSourceHandsOutTheIDs(t *testing.T) {
+	j := &idJournal{}
+	q := New(Config{Clock: NewManualClock(t0), Journal: j})
+	assert.Equal(t, uint64(10), q.NextID())
+	s := q.NewSession(func() {})
+	id, _, err := s.Put(PutRequest{TTR: time.Second, Body: []byte("x")})
+	require.NoError(t, err)
+	assert.Equal(t, uint64(20), id, "a put without an id takes the journal's")
+	q.EnsureNextID(500)
+	assert.Equal(t, uint64(500), j.ensured)
+}

@@ -24,6 +24,7 @@ type Config struct {
 type Queue struct {
 	clock      Clock
 	journal    Journal
+	ids        IDSource // the journal, when it hands out ids itself
 	replicated bool
 
 	nextID   atomic.Uint64 // the next id to hand out
@@ -43,6 +44,7 @@ func New(cfg Config) *Queue {
 	if q.clock == nil {
 		q.clock = NewSystemClock()
 	}
+	q.ids, _ = cfg.Journal.(IDSource)
 	q.nextID.Store(1)
 	q.tubes.byName = make(map[string]*tube)
 	q.jobs.init()
@@ -52,12 +54,22 @@ func New(cfg Config) *Queue {
 }
 
 // NextID spends and returns a job id. The protocol spends an id as soon as
-// a put line parses, even if the job never arrives.
-func (q *Queue) NextID() uint64 { return q.nextID.Add(1) - 1 }
+// a put line parses, even if the job never arrives. With a journal that is
+// an IDSource, the journal hands it out.
+func (q *Queue) NextID() uint64 {
+	if q.ids != nil {
+		return q.ids.NextID()
+	}
+	return q.nextID.Add(1) - 1
+}
 
 // EnsureNextID makes sure no id below next is ever handed out again (used by
 // the journal after a restart).
 func (q *Queue) EnsureNextID(next uint64) {
+	if q.ids != nil {
+		q.ids.EnsureNextID(next)
+		return
+	}
 	for {
 		cur := q.nextID.Load()
 		if cur >= next || q.nextID.CompareAndSwap(cur, next) {

@@ -20,9 +20,35 @@
 // Whatever the setting, a crash of the process alone (SIGKILL) loses
 // nothing acknowledged; a crash of the machine loses at most the last MS
 // of acknowledged changes with -f MS, and anything with -F. Nothing is
-// ever acknowledged that was not written. (After such a machine crash, the
-// ids of jobs lost with the unsynced tail can be handed out again: ids
-// continue above the highest id the log holds.)
+// ever acknowledged that was not written.
+//
+// # Ids never repeat
+//
+// Whatever is lost from the log's end (the unsynced tail after a machine
+// crash, a segment cut, emptied or deleted and then salvaged), no job id is
+// handed out twice. The Log is the queue's id source (jobs.IDSource): it
+// leases ids in blocks, recording each block's end in DIR/manifest
+// ("id_lease") with an fsync before any id of the block is handed out,
+// whatever -f/-F say. At Open ids continue at max(highest id in the
+// records, lease end) + 1, so after a crash they skip to the lease end. A
+// clean Close records the last id handed out instead: restarts burn no ids.
+//
+// Cost: one manifest write and fsync (file and directory) per block, never
+// per put. Blocks start at 1024 ids and double, up to 2^20, while each lasts
+// less than a second (they halve when one lasts over a minute), so a crash
+// burns at most one block. The next block is recorded in the background
+// when half of the current one is used; a put waits for that fsync only if
+// it runs out first. Handing out an id otherwise costs two atomic
+// operations and no lock. If a block cannot be recorded, the journal fails
+// (like an fsync error) rather than hand out an id it cannot vouch for.
+// A manifest damaged and ignored under Salvage loses the lease: ids then
+// skip 2^21 above the records, which covers a crash of a running server but
+// not an arbitrarily long lost tail (said at error level).
+//
+// Compatibility: the manifest is version 2 since the lease (version 1, or
+// none at all, is read and upgraded). A build from before the lease refuses
+// a version 2 manifest as damaged: downgrading needs -S, or deleting
+// DIR/manifest (losing the lease: ids may then repeat after a lost tail).
 //
 // # Format
 //
@@ -35,8 +61,8 @@
 // after each fsync and before each front truncation: the highest entry
 // known fsynced (so damage the fsync had covered is told apart from a
 // torn write), the first entry the log must still hold (a missing head
-// segment is detected), and the highest job id ever logged (ids never
-// repeat, even when compaction dropped every record of the newest jobs). A
+// segment is detected), and the highest job id ever logged (ids continue
+// above it, even when compaction dropped every record of the newest jobs). A
 // segment file is named after the index of its first entry; that number is
 // what stats-job reports as "file" and stats as binlog-*-index.
 //
@@ -83,9 +109,11 @@
 //
 // # Concurrency and lock order
 //
-// Append, Committed, Subscribe, File and Stats are safe for concurrent use.
-// The queue calls Append holding a tube lock, so the order is: tube lock,
-// then Log.mu. The compactor calls Queue.Rewrite holding no lock of the Log;
+// Append, Committed, Subscribe, File, Stats, NextID and EnsureNextID are
+// safe for concurrent use. The queue calls Append holding a tube lock, so
+// the order is: tube lock, then Log.mu; manifest writes (the writer's and
+// the id lease's) are serialized by Log.manMu, taken before Log.mu. The
+// lease's own lock is never held while taking another. The compactor calls Queue.Rewrite holding no lock of the Log;
 // the writer fires subscribers holding none. Only the writer touches the
 // segment files once Replay has started.
 package wal

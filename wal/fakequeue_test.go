@@ -49,6 +49,19 @@ func (f *fakeQueue) EnsureNextID(next uint64) {
 	f.mu.Unlock()
 }
 
+// nextID spends an id as jobs.Queue does: from the journal when it hands
+// ids out itself (jobs.IDSource), else from the queue's own counter. f.mu
+// held.
+func (f *fakeQueue) nextID() uint64 {
+	if src, ok := f.j.(interface{ NextID() uint64 }); ok {
+		id := src.NextID()
+		f.next = max(f.next, id+1)
+		return id
+	}
+	f.next++
+	return f.next - 1
+}
+
 func (f *fakeQueue) Rewrite(id uint64) (uint64, bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -95,8 +108,7 @@ func (f *fakeQueue) log(kind jobs.RecordKind, j *jobs.Record) (uint64, error) {
 func (f *fakeQueue) put(tube string, pri uint32, delay time.Duration, body string) (id, seq uint64, err error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	id = f.next
-	f.next++
+	id = f.nextID()
 	j := &jobs.Record{ID: id, Tube: tube, State: jobs.Ready, Pri: pri, Delay: delay, TTR: time.Second,
 		Created: f.now, Body: []byte(body + "\r\n")}
 	if delay > 0 {

@@ -21,11 +21,13 @@ var ErrClosed = errors.New("wal: log closed")
 // tidwall/wal segments. It implements jobs.Journal.
 //
 // Concurrency: Append, Committed, Subscribe, File and Stats are safe for
-// concurrent use and never do I/O. One writer goroutine owns the segment
+// concurrent use and never do I/O; so are NextID and EnsureNextID, which
+// do I/O only when a block of ids must be leased (lease.go). One writer goroutine owns the segment
 // files (writes, fsyncs, truncation); one compaction goroutine moves live
 // jobs forward through the queue. Both start in Replay and stop in Close.
 //
-// Lock order: a tube lock (held by the queue around Append) before mu. The
+// Lock order: a tube lock (held by the queue around Append) before mu;
+// manMu before mu (the id lease's lock is never held with either). The
 // compactor calls the queue (Rewrite) holding no lock of the Log; the
 // writer fires subscribers holding none.
 type Log struct {
@@ -46,8 +48,14 @@ type Log struct {
 	syncStop  func() bool
 	syncDue   bool
 	lastRetry time.Time // last attempt to re-create the space reserve
-	man       manifest  // what DIR/manifest says
 	manFailed bool      // the last manifest update failed (logged once)
+
+	manMu sync.Mutex // serializes manifest writes (the writer's and the id lease's); before mu
+	man   manifest   // what DIR/manifest says; guarded by manMu
+
+	lease      *idLease // hands out job ids (lease.go)
+	leaseFound uint64   // the id lease the manifest held at Open
+	manDamaged bool     // the manifest was damaged and ignored (salvage)
 
 	mu   sync.Mutex
 	cond *sync.Cond // on mu: durability, truncation or failure state changed

@@ -16,9 +16,10 @@ import (
 // deleted or emptied last segment takes its metas with it. DIR/manifest is
 // a small text file that can:
 //
-//	stalkd-wal-manifest 1
+//	stalkd-wal-manifest 2
 //	last 20          first entry (name) of the last segment file
 //	last_holds 35    the log holds every entry up to this one (fsynced)
+//	id_lease 4096    no id above this one was ever handed out (lease.go)
 //	crc32c 1a2b3c4d  checksum of the lines above
 //
 // It is replaced atomically (write manifest.tmp, fsync, rename, fsync the
@@ -31,22 +32,29 @@ import (
 // segments than last are fine (a crash before the manifest caught up). A
 // log without a manifest (written by an older version) is accepted and
 // given one.
+//
+// Versions: 1 had no id_lease; 2 requires it. Both are read forever
+// (testdata/manifest-v1 and manifest-v2 pin them); only version 2 is
+// written. A build that knows only version 1 refuses a version 2 manifest
+// as damaged (it starts with -S, ignoring it).
 
 const (
-	manifestName    = "manifest"
-	manifestVersion = "stalkd-wal-manifest 1"
+	manifestName      = "manifest"
+	manifestVersion   = "stalkd-wal-manifest 2"
+	manifestVersionV1 = "stalkd-wal-manifest 1"
 )
 
-// manifest is what DIR/manifest says. Writer-owned once Replay started.
+// manifest is what DIR/manifest says. Guarded by Log.manMu.
 type manifest struct {
 	last      uint64 // first index of the last segment file
 	lastHolds uint64 // highest entry known fsynced when it was written
+	idLease   uint64 // highest id that may have been handed out (0 in version 1)
 }
 
-// marshal renders m with its checksum.
+// marshal renders m with its checksum, in the current version.
 func (m manifest) marshal() []byte {
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "%s\nlast %d\nlast_holds %d\n", manifestVersion, m.last, m.lastHolds)
+	fmt.Fprintf(&b, "%s\nlast %d\nlast_holds %d\nid_lease %d\n", manifestVersion, m.last, m.lastHolds, m.idLease)
 	fmt.Fprintf(&b, "crc32c %08x\n", crc32.Checksum(b.Bytes(), castagnoli))
 	return b.Bytes()
 }
@@ -65,11 +73,16 @@ func parseManifest(data []byte) (manifest, error) {
 	}
 	var m manifest
 	seen := map[string]bool{}
+	want := []string{"last", "last_holds", "id_lease"}
 	sc := bufio.NewScanner(bytes.NewReader(data[:i]))
 	for n := 0; sc.Scan(); n++ {
 		line := sc.Text()
 		if n == 0 {
-			if line != manifestVersion {
+			switch line {
+			case manifestVersion:
+			case manifestVersionV1:
+				want = want[:2]
+			default:
 				return manifest{}, fmt.Errorf("%w: unknown version %q", errManifest, line)
 			}
 			continue
@@ -85,12 +98,19 @@ func parseManifest(data []byte) (manifest, error) {
 			m.last = v
 		case "last_holds":
 			m.lastHolds = v
+		case "id_lease":
+			m.idLease = v
 		default:
 			return manifest{}, fmt.Errorf("%w: unknown field %q", errManifest, key)
 		}
 	}
-	if !seen["last"] || !seen["last_holds"] {
-		return manifest{}, fmt.Errorf("%w: missing fields", errManifest)
+	if len(seen) != len(want) {
+		return manifest{}, fmt.Errorf("%w: fields %v expected", errManifest, want)
+	}
+	for _, k := range want {
+		if !seen[k] {
+			return manifest{}, fmt.Errorf("%w: fields %v expected", errManifest, want)
+		}
 	}
 	return m, nil
 }
@@ -153,6 +173,8 @@ func writeSynced(path string, data []byte) error {
 // changed: with -F the second happens only at fsyncs compaction or the id
 // lease ask for. Writer only.
 func (l *Log) noteTail() {
+	l.manMu.Lock()
+	defer l.manMu.Unlock()
 	l.mu.Lock()
 	tail, durable, man := l.segs.tail().start, l.durableIndex, l.man
 	l.mu.Unlock()
@@ -166,15 +188,28 @@ func (l *Log) noteTail() {
 		}
 		l.newSeg = false
 	}
-	m := manifest{last: tail, lastHolds: max(durable, tail-1, man.lastHolds)}
+	m := manifest{last: tail, lastHolds: max(durable, tail-1, man.lastHolds), idLease: man.idLease}
 	if err := writeManifest(l.dir, m); err != nil {
 		l.manifestFailed(err)
 		return
 	}
 	l.manFailed = false
-	l.mu.Lock()
 	l.man = m
-	l.mu.Unlock()
+}
+
+// recordLease writes the manifest with idLease end: the id lease's persist
+// (it fsyncs whatever the policy). Safe for concurrent use with the
+// writer's manifest updates.
+func (l *Log) recordLease(end uint64) error {
+	l.manMu.Lock()
+	defer l.manMu.Unlock()
+	m := l.man
+	m.idLease = end
+	if err := writeManifest(l.dir, m); err != nil {
+		return err
+	}
+	l.man = m
+	return nil
 }
 
 // manifestFailed logs a failed manifest update once. The old manifest is

@@ -62,16 +62,38 @@ func (l *Log) load() error {
 		return fmt.Errorf("wal: sync: %w", err)
 	}
 	l.durableIndex = l.writtenIndex
-	l.man = manifest{last: l.segs.tail().start, lastHolds: l.writtenIndex}
+	next := l.firstID(man)
+	// The manifest written now leases the first block: no fsync for it later.
+	l.man = manifest{last: l.segs.tail().start, lastHolds: l.writtenIndex, idLease: next - 1 + minLeaseBlock}
 	if err := writeManifest(l.dir, l.man); err != nil {
 		return err
 	}
+	l.lease = newIDLease(next, l.man.idLease, l.hook.now, l.recordLease, l.leaseFailed)
 	if man == nil && len(files) > 0 {
 		l.log.Info().Str("dir", l.dir).Msg("wal: the log had no manifest (written by an older version); wrote one")
 	}
 	l.log.Info().Str("dir", l.dir).Int("segments", len(l.segs.segs)).Int("jobs", l.jobs.len()).
 		Int64("bytes", l.segs.total).Dur("took", time.Since(start)).Msg("wal: log opened")
 	return nil
+}
+
+// firstID is the first id to hand out: above every id the records name and
+// every id the manifest's lease covered. Without a lease (a damaged
+// manifest ignored under salvage), ids skip a whole largest block above
+// the records: the lease end is lost, and that is how far ahead of the
+// surviving records a lease normally reaches.
+func (l *Log) firstID(man *manifest) uint64 {
+	next := max(l.maxID, l.leaseFound) + 1
+	if l.manDamaged {
+		next = l.maxID + 1 + 2*maxLeaseBlock
+		l.log.Error().Uint64("next_id", next).Uint64("max_logged_id", l.maxID).
+			Msg("the manifest holding the id lease was damaged: ids skip ahead of the log's records; ids handed out more than that far beyond them may repeat")
+	}
+	if man != nil && man.idLease > l.maxID && !l.manDamaged {
+		l.log.Info().Uint64("next_id", next).Uint64("max_logged_id", l.maxID).Uint64("id_lease", man.idLease).
+			Msg("ids continue above the id lease: the log's newest records are gone, or the last start ended without a clean close")
+	}
+	return next
 }
 
 // readManifest reads DIR/manifest (nil when there is none). A damaged one
@@ -81,12 +103,14 @@ func (l *Log) readManifest() (*manifest, error) {
 	switch {
 	case err != nil && l.opts.Salvage:
 		l.log.Error().Err(err).Msg("wal: ignoring a damaged manifest (salvage)")
+		l.manDamaged = true
 		return nil, nil
 	case err != nil:
 		return nil, fmt.Errorf("%w; refusing to start (the salvage option starts with what is readable)", err)
 	case !found:
 		return nil, nil
 	}
+	l.leaseFound = m.idLease
 	return &m, nil
 }
 

@@ -31,9 +31,10 @@ func (l *Log) replay(q queue) error {
 		return errors.New("wal: Replay called twice or after Close")
 	}
 	l.started = true
-	img, maxID := l.img, l.maxID
+	img := l.img
 	l.img = nil
 	l.mu.Unlock()
+	next := l.lease.next.Load()
 
 	start := time.Now()
 	n := 0
@@ -55,8 +56,8 @@ func (l *Log) replay(q queue) error {
 	if err != nil {
 		return err
 	}
-	q.EnsureNextID(maxID + 1)
-	l.log.Info().Int("jobs", n).Uint64("next_id", maxID+1).Int("orphan_records", img.orphans).
+	q.EnsureNextID(next)
+	l.log.Info().Int("jobs", n).Uint64("next_id", next).Int("orphan_records", img.orphans).
 		Dur("took", time.Since(start)).Msg("wal: jobs restored")
 
 	l.mu.Lock()
@@ -89,6 +90,7 @@ func (l *Log) Close() error {
 	} else {
 		l.shutdown()
 	}
+	l.giveBack()
 	err := l.closeErr
 	if uerr := l.lock.unlock(); err == nil && uerr != nil {
 		err = fmt.Errorf("wal: unlock: %w", uerr)

@@ -109,8 +109,11 @@ type crashServer struct {
 	addr string
 }
 
-func startCrashServer(t *testing.T, bin, dir string) *crashServer {
-	cmd := exec.Command(bin, "-l", "127.0.0.1", "-p", "0", "-b", dir, "-f", "0", "-s", "65536")
+// startCrashServer starts bin on dir with -f0 and 64 KiB segments; extra
+// flags follow (a later -f or -s wins).
+func startCrashServer(t *testing.T, bin, dir string, extra ...string) *crashServer {
+	args := append([]string{"-l", "127.0.0.1", "-p", "0", "-b", dir, "-f", "0", "-s", "65536"}, extra...)
+	cmd := exec.Command(bin, args...)
 	stderr, err := cmd.StderrPipe()
 	require.NoError(t, err)
 	require.NoError(t, cmd.Start())
