@@ -8,13 +8,6 @@ import (
 	"github.com/stalkd/stalkd/jobs"
 )
 
-// queue is what the Log needs of *jobs.Queue (a fake in tests).
-type queue interface {
-	Restore(rec jobs.Record) error
-	EnsureNextID(next uint64)
-	Rewrite(id uint64) (seq uint64, ok bool)
-}
-
 // Replay hands every live job Open found to q (in order of first appearance
 // in the log; reserved jobs come back ready), makes q's ids continue above
 // every id the log ever held, and starts the writer and compaction
