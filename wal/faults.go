@@ -15,9 +15,10 @@ import (
 //   - anything else, or a second failure: the journal is dead (fail).
 
 // recoverWrite handles a failed WriteBatch of recs; pre is the current
-// segment before it. It returns nil once the chunk is written.
+// segment before it. It returns nil once the chunk is written. It logs
+// nothing itself: a failure it returns is logged once, by fail, and a
+// full disk it recovers from is logged by releaseReserve.
 func (l *Log) recoverWrite(err error, pre segment, recs []pendingRec) error {
-	l.log.Error().Err(err).Str("dir", l.dir).Msg("wal: write failed")
 	if rerr := l.rollback(pre); rerr != nil {
 		return fmt.Errorf("wal: write: %w (and rolling back failed: %v)", err, rerr)
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rs/zerolog"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	twal "github.com/tidwall/wal"
@@ -354,4 +355,28 @@ func (f *faults) truncCount() int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.truncs
+}
+
+// TestWriteFailureIsLoggedOnce: a failed write that kills the journal is
+// one error line (the journal's failure, with the cause), not two.
+func TestWriteFailureIsLoggedOnce(t *testing.T) {
+	var logs syncBuf
+	opts := testOptions(t)
+	opts.Logger = zerolog.New(&logs)
+	h, f := newFaultHarness(t, opts)
+	h.open()
+	f.set(func(f *faults) { f.writeErr = syscall.EIO })
+	_, seq, err := h.q.put("default", 0, 0, "lost")
+	require.NoError(t, err)
+	require.ErrorIs(t, h.wait(seq), syscall.EIO)
+	assert.ErrorIs(t, h.l.Close(), syscall.EIO)
+	h.l = nil
+	var errs []string
+	for _, line := range strings.Split(strings.TrimSpace(logs.String()), "\n") {
+		if strings.Contains(line, `"level":"error"`) {
+			errs = append(errs, line)
+		}
+	}
+	require.Len(t, errs, 1, "one report of one failure:\n%s", strings.Join(errs, "\n"))
+	assert.Contains(t, errs[0], syscall.EIO.Error())
 }

@@ -161,16 +161,22 @@ func (l *Log) writeChunk(recs []pendingRec) error {
 
 // fail kills the journal: nothing more is written, Committed reports err
 // and Append refuses everything.
+//
+// Only the first failure is logged: it is the cause, and the one report of
+// it.
 func (l *Log) fail(err error) {
-	l.log.Error().Err(err).Str("dir", l.dir).
-		Msg("wal: journal failed: changes after the last acknowledged one are refused until a restart")
 	l.mu.Lock()
-	if l.failed == nil {
+	first := l.failed == nil
+	if first {
 		l.failed = err
 		l.pending.recycle(l.pending.take())
 	}
 	l.cond.Broadcast()
 	l.mu.Unlock()
+	if first {
+		l.log.Error().Err(err).Str("dir", l.dir).
+			Msg("wal: journal failed: changes after the last acknowledged one are refused until a restart")
+	}
 	l.failErr.CompareAndSwap(nil, &err)
 	l.notify()
 }
