@@ -69,7 +69,7 @@ func (l *Log) compactRound(q queue) bool {
 	}
 	ok := l.truncate(cut)
 	l.metrics.compacted(ok)
-	l.log.Debug().Int("moved", len(ids)).Uint64("cut", cut).Bool("ok", ok).Dur("took", time.Since(start)).Msg("wal: compaction round")
+	l.log.Debug().Int("jobs_moved", len(ids)).Uint64("first_index", cut).Bool("ok", ok).Float64("took_ms", msSince(start)).Msg("compaction round")
 	return ok
 }
 
@@ -123,7 +123,7 @@ func (l *Log) truncate(cut uint64) bool {
 	defer l.mu.Unlock()
 	for w := l.wholeHead; w < len(l.whole) && l.whole[w].index < cut; w++ {
 		if r := l.whole[w]; l.current(r) {
-			l.log.Warn().Uint64("job", r.id).Msg("wal: compaction could not move a job; retrying later")
+			l.log.Warn().Uint64("job_id", r.id).Msg("compaction could not move a job; retrying later")
 			l.compactAfter = l.segs.total + l.segs.size/4
 			return false
 		}
@@ -154,7 +154,7 @@ func (l *Log) serveTruncate() {
 	}
 	err := l.store.TruncateFront(want)
 	if err != nil {
-		l.log.Error().Err(err).Uint64("index", want).Msg("wal: truncating the front of the log failed; reopening it")
+		l.log.Error().Err(err).Uint64("first_index", want).Msg("truncating the front of the log failed; reopening it")
 		l.store.Close()
 		st, oerr := l.hook.openStore(l.dir, l.opts.SegmentSize)
 		if oerr != nil {
@@ -164,7 +164,7 @@ func (l *Log) serveTruncate() {
 		l.store = st
 	}
 	if serr := syncDir(l.dir); serr != nil {
-		l.log.Error().Err(serr).Msg("wal: fsync directory after truncation")
+		l.log.Error().Err(serr).Msg("fsync of the directory after a truncation failed")
 	}
 	files, _, lerr := listSegments(l.dir)
 	l.mu.Lock()
@@ -189,9 +189,9 @@ func (l *Log) serveTruncate() {
 // the writer while it is idle (so the files do not move).
 func (l *Log) resyncSegments(files []segFile) {
 	if t := files[len(files)-1]; t.start != l.segs.tail().start || t.size != l.segs.tail().bytes {
-		l.log.Error().Uint64("disk_start", t.start).Int64("disk_bytes", t.size).
-			Uint64("start", l.segs.tail().start).Int64("bytes", l.segs.tail().bytes).
-			Msg("wal: segment picture drifted from the files; resynced")
+		l.log.Error().Uint64("disk_first_index", t.start).Int64("disk_size_bytes", t.size).
+			Uint64("first_index", l.segs.tail().start).Int64("size_bytes", l.segs.tail().bytes).
+			Msg("segment picture drifted from the files; resynced")
 	}
 	l.segs.reset(segmentsOf(files))
 	first := files[0].start

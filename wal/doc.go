@@ -107,6 +107,21 @@
 // DIR/salvage-<time>/, and a fresh log is written. A second server on the
 // same directory is refused (an flock on DIR/lock).
 //
+// # Logging
+//
+// The Log logs to Options.Logger, whose level is the only verbosity
+// control: info for opening and restoring, warn and error for damage,
+// repairs and failures, debug for each compaction round. It follows the
+// convention every package of stalkd shares: messages are lowercase and
+// carry no package prefix (the program sets the "component" field when it
+// hands out the logger: cmd/stalkd and engine.Open give component=wal);
+// field names are snake_case, with units in the name (took_ms, a float of
+// milliseconds; size_bytes, offset_bytes, dropped_bytes); entries of the log
+// are named by index (index, first_index), jobs by job_id or next_id;
+// errors go through Event.Err. Each failure is logged once, where it is
+// handled: a write error that kills the journal is the single "journal
+// failed" line, with the cause.
+//
 // # Concurrency and lock order
 //
 // Append, Committed, Subscribe, File, Stats, NextID and EnsureNextID are

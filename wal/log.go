@@ -268,3 +268,9 @@ func signal(c chan struct{}) {
 	default:
 	}
 }
+
+// msSince is the time since start in milliseconds, the unit of every
+// "_ms" log field.
+func msSince(start time.Time) float64 {
+	return float64(time.Since(start)) / float64(time.Millisecond)
+}

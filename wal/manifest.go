@@ -217,7 +217,7 @@ func (l *Log) recordLease(end uint64) error {
 // next write retries. Writer only.
 func (l *Log) manifestFailed(err error) {
 	if !l.manFailed {
-		l.log.Error().Err(err).Msg("wal: cannot update the manifest; retrying after each write")
+		l.log.Error().Err(err).Msg("cannot update the manifest; retrying after each write")
 	}
 	l.manFailed = true
 }

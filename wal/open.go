@@ -70,10 +70,10 @@ func (l *Log) load() error {
 	}
 	l.lease = newIDLease(next, l.man.idLease, l.hook.now, l.recordLease, l.leaseFailed)
 	if man == nil && len(files) > 0 {
-		l.log.Info().Str("dir", l.dir).Msg("wal: the log had no manifest (written by an older version); wrote one")
+		l.log.Info().Str("dir", l.dir).Msg("the log had no manifest (written by an older version); wrote one")
 	}
 	l.log.Info().Str("dir", l.dir).Int("segments", len(l.segs.segs)).Int("jobs", l.jobs.len()).
-		Int64("bytes", l.segs.total).Dur("took", time.Since(start)).Msg("wal: log opened")
+		Int64("size_bytes", l.segs.total).Float64("took_ms", msSince(start)).Msg("log opened")
 	return nil
 }
 
@@ -102,7 +102,7 @@ func (l *Log) readManifest() (*manifest, error) {
 	m, found, err := readManifest(l.dir)
 	switch {
 	case err != nil && l.opts.Salvage:
-		l.log.Error().Err(err).Msg("wal: ignoring a damaged manifest (salvage)")
+		l.log.Error().Err(err).Msg("ignoring a damaged manifest (salvage)")
 		l.manDamaged = true
 		return nil, nil
 	case err != nil:
@@ -123,8 +123,8 @@ func (l *Log) repairAndOpen(sc *scan, files []segFile) error {
 		if err := syncFile(t.path); err != nil {
 			return fmt.Errorf("wal: repair torn tail of %s: %w", t.path, err)
 		}
-		l.log.Warn().Str("file", t.path).Int("offset", t.offset).Uint64("entry", t.index).Int("dropped_bytes", t.dropped).
-			Msg("wal: torn tail repaired: the unfinished end of the last segment was cut off; every complete record before it was kept")
+		l.log.Warn().Str("file", t.path).Int("offset_bytes", t.offset).Uint64("index", t.index).Int("dropped_bytes", t.dropped).
+			Msg("torn tail repaired: the unfinished end of the last segment was cut off; every complete record before it was kept")
 	}
 	st, err := l.hook.openStore(l.dir, l.opts.SegmentSize)
 	if err != nil {
@@ -183,7 +183,7 @@ func (l *Log) salvage(files []segFile, img *image) error {
 		return fmt.Errorf("wal: salvage: sync: %w", err)
 	}
 	l.log.Error().Str("moved_to", aside).Int("jobs", int(idx-1)).
-		Msg("wal: salvaged a corrupt log: the damaged files were moved aside and a fresh log holds the jobs recovered")
+		Msg("salvaged a corrupt log: the damaged files were moved aside and a fresh log holds the jobs recovered")
 	return nil
 }
 

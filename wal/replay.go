@@ -51,7 +51,7 @@ func (l *Log) replay(q queue) error {
 	}
 	q.EnsureNextID(next)
 	l.log.Info().Int("jobs", n).Uint64("next_id", next).Int("orphan_records", img.orphans).
-		Dur("took", time.Since(start)).Msg("wal: jobs restored")
+		Float64("took_ms", msSince(start)).Msg("jobs restored")
 
 	l.mu.Lock()
 	l.running = true

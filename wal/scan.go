@@ -122,7 +122,7 @@ func (s *scan) damage(p problem) error {
 	if !s.salvage {
 		return fmt.Errorf("%w: %s; refusing to start (the salvage option starts with what is readable)", ErrCorrupt, p)
 	}
-	s.log.Error().Str("damage", p.String()).Msg("wal: corrupt log, salvaging what is readable: deleted jobs may come back and others may be lost")
+	s.log.Error().Str("damage", p.String()).Msg("corrupt log, salvaging what is readable: deleted jobs may come back and others may be lost")
 	s.problems = append(s.problems, p)
 	return nil
 }

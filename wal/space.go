@@ -31,7 +31,7 @@ func (l *Log) setupReserve() error {
 			return fmt.Errorf("wal: space reserve: %w", err)
 		}
 		l.lowSpace = true
-		l.log.Error().Err(err).Str("dir", l.dir).Msg("wal: disk full: no room for the space reserve; puts will get OUT_OF_MEMORY until space is freed")
+		l.log.Error().Err(err).Str("dir", l.dir).Msg("disk full: no room for the space reserve; puts will get OUT_OF_MEMORY until space is freed")
 		return nil
 	}
 	l.reserveHeld = true
@@ -91,11 +91,11 @@ func (l *Log) releaseReserve() bool {
 	}
 	path := filepath.Join(l.dir, reserveName)
 	if err := os.Remove(path); err != nil && !os.IsNotExist(err) {
-		l.log.Error().Err(err).Msg("wal: cannot delete the space reserve")
+		l.log.Error().Err(err).Msg("cannot delete the space reserve")
 		return false
 	}
 	syncDir(l.dir)
-	l.log.Error().Str("dir", l.dir).Msg("wal: disk full: released the space reserve; puts get OUT_OF_MEMORY, deletes are still logged, until space is freed")
+	l.log.Error().Str("dir", l.dir).Msg("disk full: released the space reserve; puts get OUT_OF_MEMORY, deletes are still logged, until space is freed")
 	return true
 }
 
@@ -116,5 +116,5 @@ func (l *Log) retryReserve(force bool) {
 	l.mu.Lock()
 	l.reserveHeld, l.lowSpace, l.lowSpent = true, false, 0
 	l.mu.Unlock()
-	l.log.Warn().Str("dir", l.dir).Msg("wal: disk space recovered: space reserve restored, puts accepted again")
+	l.log.Warn().Str("dir", l.dir).Msg("disk space recovered: space reserve restored, puts accepted again")
 }

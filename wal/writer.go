@@ -175,7 +175,7 @@ func (l *Log) fail(err error) {
 	l.mu.Unlock()
 	if first {
 		l.log.Error().Err(err).Str("dir", l.dir).
-			Msg("wal: journal failed: changes after the last acknowledged one are refused until a restart")
+			Msg("journal failed: changes after the last acknowledged one are refused until a restart")
 	}
 	l.failErr.CompareAndSwap(nil, &err)
 	l.notify()
