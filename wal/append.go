@@ -14,8 +14,8 @@ import (
 // written.
 //
 // It refuses with ErrJournal once the journal has failed or closed, and
-// with ErrNoSpace a put while the disk is full (low-space mode) or the
-// writer is far behind, and an update once low-space mode has used half of
+// with ErrNoSpace a put while the disk is full (low-space mode, or no id
+// lease could be recorded) or the writer is far behind, and an update once low-space mode has used half of
 // the reserve. A record the format cannot hold (an unknown kind or state)
 // is refused with an error wrapping ErrJournal. Deletes, clears and compaction moves are refused only by a
 // dead journal.
@@ -55,7 +55,7 @@ func (l *Log) admit(kind jobs.RecordKind, moving bool, size int64) error {
 			return jobs.ErrNoSpace
 		}
 	default: // a put: one larger than maxPending is taken when nothing waits
-		if l.lowSpace || l.pendingBytes > 0 && l.pendingBytes+size > maxPending {
+		if l.lowSpace || l.leaseShort || l.pendingBytes > 0 && l.pendingBytes+size > maxPending {
 			return jobs.ErrNoSpace
 		}
 	}

@@ -244,7 +244,7 @@ func BenchmarkNextID(b *testing.B) {
 	})
 	b.Run("lease", func(b *testing.B) {
 		var p fakePersist // records without I/O: what is measured is the path between fsyncs
-		ls := newIDLease(1, 0, time.Now, p.persist, func(err error) { b.Error(err) })
+		ls := newIDLease(1, 0, time.Now, p.persist, func(err error) bool { b.Error(err); return false })
 		b.RunParallel(func(pb *testing.PB) {
 			for pb.Next() {
 				ls.nextID()

@@ -39,8 +39,10 @@
 // burns at most one block. The next block is recorded in the background
 // when half of the current one is used; a put waits for that fsync only if
 // it runs out first. Handing out an id otherwise costs two atomic
-// operations and no lock. If a block cannot be recorded, the journal fails
-// (like an fsync error) rather than hand out an id it cannot vouch for.
+// operations and no lock. No put is written with an id no recorded block
+// covers: when the disk is too full to record a block, puts get
+// OUT_OF_MEMORY (ErrNoSpace) until a retry, at most once a second, succeeds;
+// any other failure to record one kills the journal, like a failed fsync.
 // A manifest damaged and ignored under Salvage loses the lease: ids then
 // skip 2^21 above the records, which covers a crash of a running server but
 // not an arbitrarily long lost tail (said at error level).
@@ -128,7 +130,8 @@
 // safe for concurrent use. The queue calls Append holding a tube lock, so
 // the order is: tube lock, then Log.mu; manifest writes (the writer's and
 // the id lease's) are serialized by Log.manMu, taken before Log.mu. The
-// lease's own lock is never held while taking another. The compactor calls Queue.Rewrite holding no lock of the Log;
+// lease's own lock may be held while taking Log.mu, never manMu (it
+// records a block holding neither). The compactor calls Queue.Rewrite holding no lock of the Log;
 // the writer fires subscribers holding none. Only the writer touches the
 // segment files once Replay has started.
 package wal

@@ -25,12 +25,19 @@ import (
 // previous block lasted less than leaseFast; they halve when it lasted
 // more than leaseSlow. So a high put rate costs few fsyncs, and a crash at
 // a low rate burns few ids.
+//
+// A lease that cannot be recorded because the disk is full does not kill
+// the journal: puts are refused with ErrNoSpace (OUT_OF_MEMORY) until a
+// later id, at least leaseRetry later, records one; ids handed out
+// meanwhile belong to refused puts and lie below the next lease. Any other
+// failure to record a lease kills the journal, like a failed fsync.
 
 const (
 	minLeaseBlock = 1 << 10
 	maxLeaseBlock = 1 << 20
 	leaseFast     = time.Second
 	leaseSlow     = time.Minute
+	leaseRetry    = time.Second
 )
 
 // idLease hands out ids from durably recorded blocks. Safe for concurrent
@@ -44,7 +51,8 @@ type idLease struct {
 	mu       sync.Mutex
 	cond     *sync.Cond // on mu: an extension finished
 	busy     bool       // an extension is in flight
-	err      error      // the last extension failed: no more are tried
+	err      error      // an extension failed for good: no more are tried
+	retryAt  time.Time  // an extension failed for now: none before this
 	closed   bool
 	size     uint64    // the current block size
 	extended time.Time // when the last extension was asked for
@@ -52,13 +60,20 @@ type idLease struct {
 
 	now     func() time.Time
 	persist func(end uint64) error // records end (the last id leased) durably
-	failed  func(error)            // an extension failed (called once)
-	grown   func(end, size uint64) // an extension succeeded (optional: for logs and tests)
+	// failed is told of a failed extension, and says whether to retry
+	// (after leaseRetry) or give up for good. Called with mu held.
+	failed func(error) (retry bool)
+	// grown is told of a recorded extension (optional). Called with mu held.
+	grown func(end, size uint64)
+	// unleased is told that an id is handed out that no recorded lease
+	// covers (after a failure, before the retry); nothing naming it may be
+	// written until grown is called (optional). Called with mu held.
+	unleased func()
 }
 
 // newIDLease starts a lease handing out next and on, where every id up to
 // end (end >= next-1) is already durably leased.
-func newIDLease(next, end uint64, now func() time.Time, persist func(uint64) error, failed func(error)) *idLease {
+func newIDLease(next, end uint64, now func() time.Time, persist func(uint64) error, failed func(error) bool) *idLease {
 	ls := &idLease{size: minLeaseBlock, now: now, persist: persist, failed: failed, extended: now()}
 	ls.cond = sync.NewCond(&ls.mu)
 	ls.next.Store(next)
@@ -78,7 +93,7 @@ func (ls *idLease) nextID() uint64 {
 		}
 		return id
 	}
-	ls.cover(id)
+	ls.cover(id, true)
 	return id
 }
 
@@ -93,15 +108,22 @@ func (ls *idLease) ensureNext(next uint64) {
 	}
 }
 
-// cover returns once id is leased, or once no lease can be had (the
-// journal failed or closed, so nothing naming id will ever be written).
-func (ls *idLease) cover(id uint64) {
+// cover returns once id is leased, or once no lease can be had now (the
+// journal failed, closed or refuses puts: nothing naming id is written).
+// handedOut says id was handed out (not a background extension's target).
+func (ls *idLease) cover(id uint64, handedOut bool) {
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
 	for id >= ls.limit.Load() && ls.err == nil && !ls.closed {
 		if ls.busy {
 			ls.cond.Wait()
 			continue
+		}
+		if ls.now().Before(ls.retryAt) {
+			if handedOut && ls.unleased != nil {
+				ls.unleased()
+			}
+			return
 		}
 		ls.extend(id)
 	}
@@ -118,7 +140,7 @@ func (ls *idLease) prefetch() {
 	ls.bg.Add(1)
 	go func() {
 		defer ls.bg.Done()
-		ls.cover(want)
+		ls.cover(want, false)
 	}()
 }
 
@@ -134,7 +156,9 @@ func (ls *idLease) extend(want uint64) {
 	}
 	ls.extended = now
 	size := ls.size
-	end := max(ls.limit.Load(), want+1) - 1 + size
+	// Past every id handed out so far (some may have been handed out
+	// unleased while the disk was full), and past want.
+	end := max(ls.limit.Load(), ls.next.Load(), want+1) - 1 + size
 	ls.busy = true
 	ls.mu.Unlock()
 	err := ls.persist(end)
@@ -142,8 +166,11 @@ func (ls *idLease) extend(want uint64) {
 	ls.busy = false
 	ls.cond.Broadcast()
 	if err != nil {
-		ls.err = err
-		ls.failed(err)
+		if ls.failed(err) {
+			ls.retryAt = now.Add(leaseRetry)
+		} else {
+			ls.err = err
+		}
 		return
 	}
 	ls.half.Store(end + 1 - size/2)
@@ -176,11 +203,42 @@ func (l *Log) NextID() uint64 { return l.lease.nextID() }
 // Safe for concurrent use.
 func (l *Log) EnsureNextID(next uint64) { l.lease.ensureNext(next) }
 
-// leaseFailed kills the journal when a lease cannot be recorded: ids past
-// the lease would be handed out without the guarantee, so nothing naming
-// them may be written.
-func (l *Log) leaseFailed(err error) {
-	l.fail(fmt.Errorf("recording the id lease: %w", err))
+// leaseFailed handles a lease that could not be recorded: ids past the
+// lease have no guarantee, so no put may be written until one is. A full
+// disk refuses puts (ErrNoSpace) until a retry succeeds; anything else
+// kills the journal. Called with the lease's lock held.
+func (l *Log) leaseFailed(err error) (retry bool) {
+	if !isNoSpace(err) {
+		l.fail(fmt.Errorf("recording the id lease: %w", err))
+		return false
+	}
+	if !l.leaseDown {
+		l.log.Error().Err(err).Str("dir", l.dir).
+			Msg("disk full: cannot record the id lease; puts past it get OUT_OF_MEMORY until it can be")
+	}
+	l.leaseDown = true
+	return true
+}
+
+// leaseUnleased refuses puts: an id no recorded lease covers was handed
+// out. Called with the lease's lock held.
+func (l *Log) leaseUnleased() {
+	l.mu.Lock()
+	l.leaseShort = true
+	l.mu.Unlock()
+}
+
+// leaseGrown lifts the refusal of puts once a lease is recorded again.
+// Called with the lease's lock held.
+func (l *Log) leaseGrown(end, size uint64) {
+	l.mu.Lock()
+	l.leaseShort = false
+	l.mu.Unlock()
+	was := l.leaseDown
+	l.leaseDown = false
+	if was {
+		l.log.Warn().Str("dir", l.dir).Uint64("id_lease", end).Msg("id lease recorded again; puts accepted")
+	}
 }
 
 // giveBack records the last id handed out as the lease end at a clean

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -208,7 +209,7 @@ func TestLeaseBlockAdaptsToThePutRate(t *testing.T) {
 		defer mu.Unlock()
 		return time.Unix(0, 0).Add(step * time.Duration(len(sizes)+1))
 	}
-	ls := newIDLease(1, minLeaseBlock, clock, p.persist, func(err error) { t.Error(err) })
+	ls := newIDLease(1, minLeaseBlock, clock, p.persist, func(err error) bool { t.Error(err); return false })
 	p.durable.Store(minLeaseBlock)
 	ls.grown = func(end, size uint64) { mu.Lock(); sizes = append(sizes, size); mu.Unlock() }
 	within(t, "fast puts", func() {
@@ -244,7 +245,7 @@ func TestLeaseBlockAdaptsToThePutRate(t *testing.T) {
 
 func TestLeaseNeverHandsOutAnUnrecordedID(t *testing.T) {
 	var p fakePersist
-	ls := newIDLease(1, 0, steppingClock(time.Millisecond), p.persist, func(err error) { t.Error(err) })
+	ls := newIDLease(1, 0, steppingClock(time.Millisecond), p.persist, func(err error) bool { t.Error(err); return false })
 	const workers, each = 8, 20000
 	var seen sync.Map
 	var wg sync.WaitGroup
@@ -274,7 +275,7 @@ func TestLeaseNeverHandsOutAnUnrecordedID(t *testing.T) {
 func TestLeaseExtendsInTheBackgroundAtHalfABlock(t *testing.T) {
 	var p fakePersist
 	ext := make(chan uint64, 8)
-	ls := newIDLease(1, minLeaseBlock, steppingClock(time.Hour), p.persist, func(err error) { t.Error(err) })
+	ls := newIDLease(1, minLeaseBlock, steppingClock(time.Hour), p.persist, func(err error) bool { t.Error(err); return false })
 	p.durable.Store(minLeaseBlock)
 	ls.grown = func(end, size uint64) { ext <- end }
 	for range minLeaseBlock/2 + 1 {
@@ -296,7 +297,7 @@ func TestLeaseExtendsInTheBackgroundAtHalfABlock(t *testing.T) {
 func TestLeaseFailureNeverBlocks(t *testing.T) {
 	p := fakePersist{fail: errors.New("disk gone")}
 	var failures atomic.Int32
-	ls := newIDLease(1, 10, steppingClock(time.Hour), p.persist, func(error) { failures.Add(1) })
+	ls := newIDLease(1, 10, steppingClock(time.Hour), p.persist, func(error) bool { failures.Add(1); return false })
 	within(t, "ids after a failed extension", func() {
 		prev := uint64(0)
 		for range 100 {
@@ -329,7 +330,7 @@ func TestLeaseFailureKillsTheJournal(t *testing.T) {
 		}
 	})
 	require.ErrorIs(t, err, jobs.ErrJournal, "no record names an id the lease does not cover")
-	_, cerr := h.l.Committed()
+	cerr := h.wait(1 << 62) // returns the journal's failure (a failed background extension reports it last)
 	assert.ErrorContains(t, cerr, "id lease")
 	h.l.Close()
 	h.l = nil
@@ -351,4 +352,64 @@ func TestLeaseFsyncsOncePerBlockWhateverThePolicy(t *testing.T) {
 		assert.GreaterOrEqual(t, m.idLease, top, "NoSync %v: the lease on disk covers every id handed out", opts.NoSync)
 		h.close()
 	}
+}
+
+// TestFullDiskWhileLeasingRefusesPutsThenRecovers: a lease that cannot be
+// recorded for lack of space refuses puts (OUT_OF_MEMORY), keeps the
+// journal alive, and is retried a second later (by the injected clock);
+// ids then continue above every id handed out meanwhile.
+func TestFullDiskWhileLeasingRefusesPutsThenRecovers(t *testing.T) {
+	var mu sync.Mutex
+	now := time.Unix(1_000_000, 0)
+	full := false
+	h := newHarness(t, testOptions(t))
+	h.hooks.now = func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	h.hooks.writeManifest = func(dir string, m manifest) error {
+		mu.Lock()
+		f := full
+		mu.Unlock()
+		if f {
+			return syscall.ENOSPC
+		}
+		return writeManifest(dir, m)
+	}
+	h.open()
+	mu.Lock()
+	full = true
+	mu.Unlock()
+	var top uint64
+	var err error
+	within(t, "puts until the lease runs out", func() {
+		for range 4 * minLeaseBlock {
+			var id uint64
+			if id, _, err = h.q.put("default", 1, 0, "x"); err != nil {
+				top = id
+				return
+			}
+		}
+	})
+	require.ErrorIs(t, err, jobs.ErrNoSpace, "a put past the recorded lease is refused")
+	for range 10 {
+		id, _, err := h.q.put("default", 1, 0, "x")
+		assert.ErrorIs(t, err, jobs.ErrNoSpace, "and so is every put until a lease is recorded")
+		top = max(top, id)
+	}
+	_, cerr := h.l.Committed()
+	require.NoError(t, cerr, "the journal lives")
+
+	mu.Lock()
+	full = false
+	mu.Unlock()
+	_, _, err = h.q.put("default", 1, 0, "x")
+	assert.ErrorIs(t, err, jobs.ErrNoSpace, "no retry before a second has passed")
+	mu.Lock()
+	now = now.Add(leaseRetry)
+	mu.Unlock()
+	id, seq, err := h.q.put("default", 1, 0, "x")
+	require.NoError(t, err, "the retry records a lease: puts are accepted again")
+	require.NoError(t, h.wait(seq))
+	assert.Greater(t, id, top)
+	m, _, err := readManifest(h.dir)
+	require.NoError(t, err)
+	assert.Greater(t, m.idLease, top, "the new lease covers the ids handed out while the disk was full")
 }

@@ -27,7 +27,7 @@ var ErrClosed = errors.New("wal: log closed")
 // jobs forward through the queue. Both start in Replay and stop in Close.
 //
 // Lock order: a tube lock (held by the queue around Append) before mu;
-// manMu before mu (the id lease's lock is never held with either). The
+// manMu before mu; the id lease's lock before mu, never with manMu. The
 // compactor calls the queue (Rewrite) holding no lock of the Log; the
 // writer fires subscribers holding none.
 type Log struct {
@@ -55,6 +55,7 @@ type Log struct {
 
 	lease      *idLease // hands out job ids (lease.go)
 	leaseFound uint64   // the id lease the manifest held at Open
+	leaseDown  bool     // recording a lease failed (disk full), logged once; under the lease's lock
 	manDamaged bool     // the manifest was damaged and ignored (salvage)
 
 	mu   sync.Mutex
@@ -84,6 +85,7 @@ type Log struct {
 	compactAfter int64 // back-off: no compaction before the log holds this many bytes
 
 	lowSpace    bool  // the reserve was released: only deletes, updates and compaction
+	leaseShort  bool  // no id lease could be recorded (disk full): puts are refused
 	lowSpent    int64 // bytes written since
 	reserveHeld bool
 
@@ -129,6 +131,8 @@ type hooks struct {
 	makeReserve func(path string, size int64) error
 	newTimer    func(d time.Duration) (<-chan time.Time, func() bool)
 	now         func() time.Time
+	// writeManifest replaces DIR/manifest durably.
+	writeManifest func(dir string, m manifest) error
 }
 
 func (h *hooks) fill() {
@@ -146,6 +150,9 @@ func (h *hooks) fill() {
 	}
 	if h.now == nil {
 		h.now = time.Now
+	}
+	if h.writeManifest == nil {
+		h.writeManifest = writeManifest
 	}
 }
 

@@ -189,7 +189,7 @@ func (l *Log) noteTail() {
 		l.newSeg = false
 	}
 	m := manifest{last: tail, lastHolds: max(durable, tail-1, man.lastHolds), idLease: man.idLease}
-	if err := writeManifest(l.dir, m); err != nil {
+	if err := l.hook.writeManifest(l.dir, m); err != nil {
 		l.manifestFailed(err)
 		return
 	}
@@ -205,7 +205,7 @@ func (l *Log) recordLease(end uint64) error {
 	defer l.manMu.Unlock()
 	m := l.man
 	m.idLease = end
-	if err := writeManifest(l.dir, m); err != nil {
+	if err := l.hook.writeManifest(l.dir, m); err != nil {
 		return err
 	}
 	l.man = m

@@ -65,10 +65,11 @@ func (l *Log) load() error {
 	next := l.firstID(man)
 	// The manifest written now leases the first block: no fsync for it later.
 	l.man = manifest{last: l.segs.tail().start, lastHolds: l.writtenIndex, idLease: next - 1 + minLeaseBlock}
-	if err := writeManifest(l.dir, l.man); err != nil {
+	if err := l.hook.writeManifest(l.dir, l.man); err != nil {
 		return err
 	}
 	l.lease = newIDLease(next, l.man.idLease, l.hook.now, l.recordLease, l.leaseFailed)
+	l.lease.grown, l.lease.unleased = l.leaseGrown, l.leaseUnleased
 	if man == nil && len(files) > 0 {
 		l.log.Info().Str("dir", l.dir).Msg("the log had no manifest (written by an older version); wrote one")
 	}
