@@ -413,3 +413,18 @@ func TestFullDiskWhileLeasingRefusesPutsThenRecovers(t *testing.T) {
 	require.NoError(t, err)
 	assert.Greater(t, m.idLease, top, "the new lease covers the ids handed out while the disk was full")
 }
+
+// TestDamagedManifestUnderSalvageSkipsIDs: the lease is lost with a
+// damaged manifest; salvage continues a whole largest block of ids (twice)
+// above the records rather than right after them.
+func TestDamagedManifestUnderSalvageSkipsIDs(t *testing.T) {
+	dir, top := crashedCopy(t, Options{SegmentSize: 1024, NoSync: true}, 30)
+	path := filepath.Join(dir, manifestName)
+	data := readFile(t, path)
+	data[len(data)-3] ^= 1 // the checksum
+	require.NoError(t, os.WriteFile(path, data, 0o640))
+	var logs syncBuf
+	id := reopenAndPut(t, dir, Options{SegmentSize: 1024, NoSync: true, Logger: zerolog.New(&logs)})
+	assert.Greater(t, id, top+2*maxLeaseBlock)
+	assert.Contains(t, logs.String(), "ids skip ahead")
+}
