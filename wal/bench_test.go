@@ -227,6 +227,7 @@ func BenchmarkQueuePut(b *testing.B) {
 				}
 			})
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "puts/s")
+			b.ReportMetric(float64(l.lease.waits.Load()), "lease-waits")
 		})
 	}
 }

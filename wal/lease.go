@@ -2,6 +2,7 @@ package wal
 
 import (
 	"fmt"
+	"math/bits"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -21,10 +22,12 @@ import (
 // is extended in the background once half of it is used, and an id blocks
 // (on the manifest's fsync) only when a block ran out before that
 // extension finished. Blocks adapt to the rate: they start at
-// minLeaseBlock ids and double, up to maxLeaseBlock, each time the
-// previous block lasted less than leaseFast; they halve when it lasted
-// more than leaseSlow. So a high put rate costs few fsyncs, and a crash at
-// a low rate burns few ids.
+// minLeaseBlock ids and, each time the previous block lasted less than
+// leaseFast, at least double, up to maxLeaseBlock (to what the rate seen
+// would use in leaseFast, rounded up to a power of two, if that is more:
+// a burst reaches large blocks in one or two fsyncs, not ten); they halve
+// when one lasted more than leaseSlow. So a high put rate costs few
+// fsyncs, and a crash at a low rate burns few ids.
 //
 // A lease that cannot be recorded because the disk is full does not kill
 // the journal: puts are refused with ErrNoSpace (OUT_OF_MEMORY) until a
@@ -54,8 +57,10 @@ type idLease struct {
 	err      error      // an extension failed for good: no more are tried
 	retryAt  time.Time  // an extension failed for now: none before this
 	closed   bool
-	size     uint64    // the current block size
-	extended time.Time // when the last extension was asked for
+	size     uint64        // the current block size
+	extended time.Time     // when the last extension was asked for
+	nextAt   uint64        // next, then
+	waits    atomic.Uint64 // ids that found their block used up (and waited, or were refused)
 	bg       sync.WaitGroup
 
 	now     func() time.Time
@@ -74,7 +79,7 @@ type idLease struct {
 // newIDLease starts a lease handing out next and on, where every id up to
 // end (end >= next-1) is already durably leased.
 func newIDLease(next, end uint64, now func() time.Time, persist func(uint64) error, failed func(error) bool) *idLease {
-	ls := &idLease{size: minLeaseBlock, now: now, persist: persist, failed: failed, extended: now()}
+	ls := &idLease{size: minLeaseBlock, now: now, persist: persist, failed: failed, extended: now(), nextAt: next}
 	ls.cond = sync.NewCond(&ls.mu)
 	ls.next.Store(next)
 	ls.limit.Store(end + 1)
@@ -112,6 +117,9 @@ func (ls *idLease) ensureNext(next uint64) {
 // journal failed, closed or refuses puts: nothing naming id is written).
 // handedOut says id was handed out (not a background extension's target).
 func (ls *idLease) cover(id uint64, handedOut bool) {
+	if handedOut {
+		ls.waits.Add(1)
+	}
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
 	for id >= ls.limit.Load() && ls.err == nil && !ls.closed {
@@ -147,18 +155,25 @@ func (ls *idLease) prefetch() {
 // extend records a new block covering want. Called with mu held; releases
 // it during persist.
 func (ls *idLease) extend(want uint64) {
-	now := ls.now()
+	now, next := ls.now(), ls.next.Load()
 	switch took := now.Sub(ls.extended); {
 	case took < leaseFast:
-		ls.size = min(ls.size*2, maxLeaseBlock)
+		grow := float64(ls.size * 2)
+		if took > 0 && next > ls.nextAt {
+			grow = max(grow, float64(next-ls.nextAt)*float64(leaseFast)/float64(took))
+		}
+		ls.size = maxLeaseBlock
+		if grow < maxLeaseBlock {
+			ls.size = 1 << bits.Len64(uint64(grow)-1) // a power of two, >= grow
+		}
 	case took > leaseSlow:
 		ls.size = max(ls.size/2, minLeaseBlock)
 	}
-	ls.extended = now
+	ls.extended, ls.nextAt = now, next
 	size := ls.size
 	// Past every id handed out so far (some may have been handed out
 	// unleased while the disk was full), and past want.
-	end := max(ls.limit.Load(), ls.next.Load(), want+1) - 1 + size
+	end := max(ls.limit.Load(), next, want+1) - 1 + size
 	ls.busy = true
 	ls.mu.Unlock()
 	err := ls.persist(end)

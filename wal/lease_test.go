@@ -2,6 +2,7 @@ package wal
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -201,46 +202,52 @@ func within(t *testing.T, what string, fn func()) {
 
 func TestLeaseBlockAdaptsToThePutRate(t *testing.T) {
 	var p fakePersist
+	p.durable.Store(minLeaseBlock)
 	var mu sync.Mutex
 	var sizes []uint64
-	step := time.Millisecond // blocks used up quickly: they grow
-	clock := func() time.Time {
+	now := time.Unix(1_000_000, 0)
+	var step time.Duration // how long each block lasts: the clock moves by it at each extension
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	ls := newIDLease(1, minLeaseBlock, clock, p.persist, func(err error) bool { t.Error(err); return false })
+	ls.grown = func(end, size uint64) { mu.Lock(); sizes = append(sizes, size); now = now.Add(step); mu.Unlock() }
+	phase := func(d time.Duration, ids int) []uint64 {
+		mu.Lock()
+		step, now = d, now.Add(d)
+		from := len(sizes)
+		mu.Unlock()
+		within(t, fmt.Sprintf("blocks lasting %v", d), func() {
+			for range ids {
+				if id := ls.nextID(); id > p.durable.Load() {
+					t.Errorf("id %d handed out above the recorded lease %d", id, p.durable.Load())
+					return
+				}
+			}
+		})
 		mu.Lock()
 		defer mu.Unlock()
-		return time.Unix(0, 0).Add(step * time.Duration(len(sizes)+1))
+		return slices.Clone(sizes[from:])
 	}
-	ls := newIDLease(1, minLeaseBlock, clock, p.persist, func(err error) bool { t.Error(err); return false })
-	p.durable.Store(minLeaseBlock)
-	ls.grown = func(end, size uint64) { mu.Lock(); sizes = append(sizes, size); mu.Unlock() }
-	within(t, "fast puts", func() {
-		for range 4 * maxLeaseBlock {
-			id := ls.nextID()
-			if id > p.durable.Load() {
-				t.Fatalf("id %d handed out above the recorded lease %d", id, p.durable.Load())
-			}
-		}
-	})
-	mu.Lock()
-	fast := slices.Clone(sizes)
-	step = 2 * leaseSlow // now each block lasts long: they shrink
-	mu.Unlock()
-	require.NotEmpty(t, fast)
-	for i, s := range fast {
+
+	// Blocks used up in 0.9 s, a rate that fits in the next block: they double.
+	grow := phase(900*time.Millisecond, 4*maxLeaseBlock)
+	require.NotEmpty(t, grow)
+	for i, s := range grow {
 		assert.Equal(t, min(uint64(minLeaseBlock)<<(i+1), maxLeaseBlock), s, "extension %d doubles up to the largest block", i)
 	}
-	assert.Less(t, len(fast), 20, "4M ids at a high rate cost few fsyncs")
-	within(t, "slow puts", func() {
-		for range 2 * maxLeaseBlock {
-			ls.nextID()
-		}
-	})
-	mu.Lock()
-	slow := slices.Clone(sizes[len(fast):])
-	mu.Unlock()
-	require.NotEmpty(t, slow)
-	assert.Equal(t, uint64(maxLeaseBlock/2), slow[0], "a block that lasted long halves the next")
-	assert.Equal(t, uint64(minLeaseBlock), slow[len(slow)-1], "down to the smallest block")
-	assert.Equal(t, uint64(4*maxLeaseBlock+2*maxLeaseBlock), ls.close())
+	// Blocks lasting two minutes: they halve, down to the smallest.
+	shrink := phase(2*leaseSlow, 2*maxLeaseBlock)
+	require.NotEmpty(t, shrink)
+	assert.Equal(t, uint64(maxLeaseBlock/2), shrink[0], "a block that lasted long halves the next")
+	assert.Equal(t, uint64(minLeaseBlock), shrink[len(shrink)-1])
+	// A burst (blocks used up in a millisecond): the next block is sized
+	// by the rate, not doubled ten times.
+	burst := phase(time.Millisecond, 2*maxLeaseBlock)
+	// (burst[0] ends the last slow block.)
+	require.Greater(t, len(burst), 2)
+	assert.GreaterOrEqual(t, burst[1], uint64(maxLeaseBlock/4), "the first block used up in the burst sizes the next by its rate")
+	assert.Equal(t, uint64(maxLeaseBlock), burst[2])
+	assert.Less(t, len(burst), 6, "2M ids in a burst cost few fsyncs")
+	assert.Equal(t, uint64(8*maxLeaseBlock), ls.close())
 }
 
 func TestLeaseNeverHandsOutAnUnrecordedID(t *testing.T) {
