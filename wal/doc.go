@@ -34,18 +34,19 @@
 // clean Close records the last id handed out instead: restarts burn no ids.
 //
 // Cost: one manifest write and fsync (file and directory) per block, never
-// per put. Blocks start at 1024 ids and double, up to 2^20, while each lasts
-// less than a second (they halve when one lasts over a minute), so a crash
-// burns at most one block. The next block is recorded in the background
-// when half of the current one is used; a put waits for that fsync only if
-// it runs out first. Handing out an id otherwise costs two atomic
-// operations and no lock. No put is written with an id no recorded block
-// covers: when the disk is too full to record a block, puts get
-// OUT_OF_MEMORY (ErrNoSpace) until a retry, at most once a second, succeeds;
-// any other failure to record one kills the journal, like a failed fsync.
-// A manifest damaged and ignored under Salvage loses the lease: ids then
-// skip 2^21 above the records, which covers a crash of a running server but
-// not an arbitrarily long lost tail (said at error level).
+// per put. Blocks start at 1024 ids; while each lasts less than a second
+// the next is at least twice as large, or what the rate seen would use in
+// a second if that is more, up to 2^20 (they halve when one lasts over a
+// minute), so a crash burns at most one block. The next block is recorded
+// in the background when half of the current one is used; a put waits for
+// that fsync only if it runs out first. Handing out an id otherwise costs
+// two atomic operations and no lock. No put is written with an id no
+// recorded block covers: when the disk is too full to record a block, puts
+// get OUT_OF_MEMORY (ErrNoSpace) until a retry, at most once a second,
+// succeeds; any other failure to record one kills the journal, like a
+// failed fsync. A manifest damaged and ignored under Salvage loses the
+// lease: ids then continue 2^21 above the records left, which is safe if
+// the records lost named fewer ids than that (said at error level).
 //
 // Compatibility: the manifest is version 2 since the lease (version 1, or
 // none at all, is read and upgraded). A build from before the lease refuses
