@@ -183,53 +183,67 @@ func BenchmarkAppendSteady(b *testing.B) {
 }
 
 // BenchmarkQueuePut measures puts through a real queue on a Log, ids
-// included (from the Log's id lease since it exists): -F puts that are
-// not waited for (the event loop's cost), and -f0/-F puts each waited for
-// by one of 16 clients.
+// included: -F puts that are not waited for (the event loop's cost), and
+// -f0/-F puts each waited for by one of 16 clients. lease=off hides the
+// Log's id source from the queue (its own counter hands out ids, as before
+// the lease), for an A/B in one binary.
 func BenchmarkQueuePut(b *testing.B) {
 	for _, p := range []struct {
 		name string
 		opts Options
 		wait bool
 	}{{"F/nowait", Options{NoSync: true}, false}, {"F/commit", Options{NoSync: true}, true}, {"f0/commit", Options{}, true}} {
-		b.Run(p.name, func(b *testing.B) {
-			l, err := Open(b.TempDir(), p.opts)
-			require.NoError(b, err)
-			q := jobs.New(jobs.Config{Journal: l})
-			require.NoError(b, l.Replay(q))
-			defer l.Close()
-			var mu sync.Mutex
-			cond := sync.NewCond(&mu)
-			l.Subscribe(func() { mu.Lock(); cond.Broadcast(); mu.Unlock() })
-			body := []byte("0123456789012345678901234567890123456789")
-			b.SetParallelism(8) // 16 clients on 2 cores
-			b.ResetTimer()
-			b.RunParallel(func(pb *testing.PB) {
-				s := q.NewSession(func() {})
-				for pb.Next() {
-					id, seq, err := s.Put(jobs.PutRequest{TTR: time.Second, Body: body})
-					if errors.Is(err, jobs.ErrNoSpace) {
-						continue // the writer is 64 MiB behind
-					} else if err != nil {
-						b.Error(err)
-						return
-					}
-					if p.wait {
-						mu.Lock()
-						for c, _ := l.Committed(); c < seq; c, _ = l.Committed() {
-							cond.Wait()
-						}
-						mu.Unlock()
-					}
-					if !p.wait && id%2 == 0 {
-						s.Delete(id) // keep the live set (and memory) small
-					}
-				}
+		for _, lease := range []bool{true, false} {
+			b.Run(fmt.Sprintf("%s/lease=%v", p.name, map[bool]string{true: "on", false: "off"}[lease]), func(b *testing.B) {
+				benchQueuePut(b, p.opts, p.wait, lease)
 			})
-			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "puts/s")
-			b.ReportMetric(float64(l.lease.waits.Load()), "lease-waits")
-		})
+		}
 	}
+}
+
+// journalOnly hides every method of a journal but jobs.Journal's.
+type journalOnly struct{ jobs.Journal }
+
+func benchQueuePut(b *testing.B, opts Options, wait, lease bool) {
+	l, err := Open(b.TempDir(), opts)
+	require.NoError(b, err)
+	var j jobs.Journal = l
+	if !lease {
+		j = journalOnly{l}
+	}
+	q := jobs.New(jobs.Config{Journal: j})
+	require.NoError(b, l.Replay(q))
+	defer l.Close()
+	var mu sync.Mutex
+	cond := sync.NewCond(&mu)
+	l.Subscribe(func() { mu.Lock(); cond.Broadcast(); mu.Unlock() })
+	body := []byte("0123456789012345678901234567890123456789")
+	b.SetParallelism(8) // 16 clients on 2 cores
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		s := q.NewSession(func() {})
+		for pb.Next() {
+			id, seq, err := s.Put(jobs.PutRequest{TTR: time.Second, Body: body})
+			if errors.Is(err, jobs.ErrNoSpace) {
+				continue // the writer is 64 MiB behind
+			} else if err != nil {
+				b.Error(err)
+				return
+			}
+			if wait {
+				mu.Lock()
+				for c, _ := l.Committed(); c < seq; c, _ = l.Committed() {
+					cond.Wait()
+				}
+				mu.Unlock()
+			}
+			if !wait && id%2 == 0 {
+				s.Delete(id) // keep the live set (and memory) small
+			}
+		}
+	})
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "puts/s")
+	b.ReportMetric(float64(l.lease.waits.Load()), "lease-waits")
 }
 
 // BenchmarkNextID compares the id lease's steady state with the plain
