@@ -67,8 +67,7 @@ func (l *Log) compactRound(q queue) bool {
 		q.Rewrite(id)
 		l.rewriting.Store(0)
 	}
-	ok := l.truncate(cut)
-	l.metrics.compacted(ok)
+	ok := l.truncate(cut) // the writer counts it (compacted) as it publishes truncDone
 	l.log.Debug().Int("jobs_moved", len(ids)).Uint64("first_index", cut).Bool("ok", ok).Float64("took_ms", msSince(start)).Msg("compaction round")
 	return ok
 }
@@ -169,6 +168,7 @@ func (l *Log) serveTruncate() {
 	files, _, lerr := listSegments(l.dir)
 	l.mu.Lock()
 	l.truncDone, l.truncErr = want, err
+	l.metrics.compacted(err == nil) // before anyone can see truncDone
 	if err == nil {
 		l.compactAfter = 0
 	} else {
