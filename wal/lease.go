@@ -59,7 +59,7 @@ type idLease struct {
 	closed   bool
 	size     uint64        // the current block size
 	extended time.Time     // when the last extension was asked for
-	nextAt   uint64        // next, then
+	nextAt   uint64        // next when the last extension was asked for
 	waits    atomic.Uint64 // ids that found their block used up (and waited, or were refused)
 	bg       sync.WaitGroup
 
