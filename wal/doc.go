@@ -100,8 +100,9 @@
 // it is cut off, with a warning naming the file, offset and bytes dropped;
 // every complete record before it is kept. The log knows where it ends
 // from DIR/manifest (see manifest.go), rewritten atomically at Open, when
-// a segment is created and when the first entry of a new last segment is
-// fsynced: a last segment file deleted, emptied or cut before what the
+// a segment is created, when the first entry of a new last segment is
+// fsynced, for each block of ids leased and at Close (the id lease, above):
+// a last segment file deleted, emptied or cut before what the
 // manifest vouches for is damage, not a torn tail. Any other damage (a
 // checksum mismatch, a missing segment, first, middle or last) refuses to
 // start with an error wrapping

@@ -23,9 +23,11 @@ import (
 //	crc32c 1a2b3c4d  checksum of the lines above
 //
 // It is replaced atomically (write manifest.tmp, fsync, rename, fsync the
-// directory) by the writer alone: at Open, and at the first fsync that
-// makes an entry of a new last segment durable (so last_holds always lies
-// in the last segment once it holds anything). Open refuses a log whose
+// directory), one writer at a time (Log.manMu): at Open; by the writer at
+// the first fsync that makes an entry of a new last segment durable (so
+// last_holds always lies in the last segment once it holds anything); by
+// the id lease for each block of ids, and at Close to give back the rest
+// (these keep last and last_holds as they were). Open refuses a log whose
 // segments end before last (the last segment file is missing) or whose
 // entries end before last_holds (the last segment was truncated or
 // emptied); damage after last_holds is a torn tail as before. Newer
