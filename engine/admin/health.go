@@ -27,10 +27,17 @@ func (s *Server) notReady() string {
 	if err := s.opts.Serving(); err != nil {
 		return "not serving: " + err.Error()
 	}
-	if s.q.Draining() {
+	q := s.current()
+	if q == nil { // a follower: ready while it knows a leader to carry commands to
+		if st := s.opts.Cluster.Status(); st.Leader == "" {
+			return "no cluster leader"
+		}
+		return ""
+	}
+	if q.Draining() {
 		return "draining: new jobs are refused"
 	}
-	if err := s.q.JournalErr(); err != nil {
+	if err := q.JournalErr(); err != nil {
 		return "journal failed: " + err.Error()
 	}
 	return ""

@@ -62,8 +62,13 @@ func (h *history) samples() []sample {
 }
 
 // run samples q every interval until ctx ends.
-func (h *history) run(ctx context.Context, q *jobs.Queue, interval time.Duration) {
-	h.add(takeSample(q, time.Now()))
+func (h *history) run(ctx context.Context, queue func() *jobs.Queue, interval time.Duration) {
+	sample := func(now time.Time) {
+		if q := queue(); q != nil { // nil: a cluster follower, nothing to sample
+			h.add(takeSample(q, now))
+		}
+	}
+	sample(time.Now())
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
@@ -71,7 +76,7 @@ func (h *history) run(ctx context.Context, q *jobs.Queue, interval time.Duration
 		case <-ctx.Done():
 			return
 		case now := <-t.C:
-			h.add(takeSample(q, now))
+			sample(now)
 		}
 	}
 }

@@ -81,9 +81,13 @@ func (c *collector) Describe(ch chan<- *prometheus.Desc) {
 
 func (c *collector) Collect(ch chan<- prometheus.Metric) {
 	s := c.s
-	st := s.q.Stats()
+	q := s.current()
+	if q == nil { // a cluster follower: no queue of its own to report
+		return
+	}
+	st := q.Stats()
 	c.server(ch, &st)
-	c.tubes(ch)
+	c.tubes(ch, q)
 	if s.opts.WAL != nil {
 		c.wal(ch, s.opts.WAL())
 	}
@@ -125,8 +129,8 @@ func (c *collector) server(ch chan<- prometheus.Metric, st *jobs.Stats) {
 	gauge(ch, dBuildInfo, 1, c.s.opts.Version, runtime.Version())
 }
 
-func (c *collector) tubes(ch chan<- prometheus.Metric) {
-	ts := selectTubes(c.s.q, c.s.opts.MetricsMaxTubes)
+func (c *collector) tubes(ch chan<- prometheus.Metric, q *jobs.Queue) {
+	ts := selectTubes(q, c.s.opts.MetricsMaxTubes)
 	gauge(ch, dTubes, float64(ts.total))
 	gauge(ch, dTubesExported, float64(len(ts.tubes)))
 	gauge(ch, dTruncated, b2f(ts.truncated))

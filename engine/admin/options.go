@@ -52,8 +52,13 @@ type Options struct {
 	// file is removed). Mutating API calls are accepted only on a loopback
 	// address or a Unix socket.
 	Addr string
-	// Queue is the queue to show and act on.
+	// Queue is the queue to show and act on; with Cluster, nil (the queue
+	// is Cluster.Queue(), per request).
 	Queue *jobs.Queue
+	// Cluster, for a member of a replicated cluster, adds the /v1/cluster
+	// endpoints; the queue endpoints then answer 421 not_leader on a
+	// follower. Nil for a single node.
+	Cluster Cluster
 	// Serving reports why the protocol listener cannot take work (nil while
 	// it serves); /readyz calls it. Nil: always serving.
 	Serving func() error
@@ -86,8 +91,8 @@ type Options struct {
 }
 
 func (o Options) withDefaults() (Options, error) {
-	if o.Addr == "" || o.Queue == nil {
-		return o, errors.New("admin: Options.Addr and Options.Queue are required")
+	if o.Addr == "" || (o.Queue == nil) == (o.Cluster == nil) {
+		return o, errors.New("admin: Options.Addr and one of Options.Queue or Options.Cluster are required")
 	}
 	if o.Serving == nil {
 		o.Serving = func() error { return nil }

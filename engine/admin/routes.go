@@ -75,7 +75,7 @@ type apiHandler func(w http.ResponseWriter, r *http.Request, args []string)
 func (s *Server) apiRoutes() []route {
 	get := http.MethodGet
 	post := http.MethodPost
-	return []route{
+	rs := []route{
 		{[]string{"stats"}, map[string]apiHandler{get: s.getStats}},
 		{[]string{"history"}, map[string]apiHandler{get: s.getHistory}},
 		{[]string{"tubes"}, map[string]apiHandler{get: s.getTubes}},
@@ -87,7 +87,19 @@ func (s *Server) apiRoutes() []route {
 		{[]string{"jobs", "*"}, map[string]apiHandler{get: s.getJob, http.MethodDelete: s.deleteJob}},
 		{[]string{"jobs", "*", "kick"}, map[string]apiHandler{post: s.kickJob}},
 	}
+	if s.opts.Cluster != nil {
+		rs = append(rs,
+			route{[]string{"cluster"}, map[string]apiHandler{get: s.getCluster}},
+			route{[]string{"cluster", "voters"}, map[string]apiHandler{post: s.addVoter}},
+			route{[]string{"cluster", "servers", "*"}, map[string]apiHandler{http.MethodDelete: s.removeServer}},
+		)
+	}
+	return rs
 }
+
+// clusterRoute reports whether a path is one of /v1/cluster's, which a
+// follower serves too.
+func clusterRoute(segs []string) bool { return len(segs) > 0 && segs[0] == "cluster" }
 
 // api dispatches /v1/... requests.
 func (s *Server) api(w http.ResponseWriter, r *http.Request) {
@@ -100,6 +112,16 @@ func (s *Server) api(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		segs[i] = u
+	}
+	if s.opts.Cluster != nil && !clusterRoute(segs) {
+		q := s.opts.Cluster.Queue()
+		if q == nil {
+			s.writeNotLeader(w)
+			return
+		}
+		view := *s // this request's view: the queue of the term it was routed to
+		view.q = q
+		s = &view
 	}
 	for _, rt := range s.apiRoutes() {
 		args, ok := match(rt.pattern, segs)

@@ -34,7 +34,7 @@ type Server struct {
 	hist    *history
 	handler http.Handler
 
-	stopOnce  sync.Once
+	stopOnce  *sync.Once // a pointer: api copies the Server per request
 	stopHist  context.CancelFunc
 	serveDone chan struct{}
 }
@@ -64,12 +64,13 @@ func newServer(opts Options, ln net.Listener, isUnix bool) *Server {
 		local:     isUnix || isLoopback(ln.Addr()),
 		tokens:    token.NewSet(opts.Tokens),
 		serveDone: make(chan struct{}),
+		stopOnce:  new(sync.Once),
 	}
 	s.reg = newRegistry(s)
 	s.hist = newHistory(historySize)
 	ctx, cancel := context.WithCancel(context.Background())
 	s.stopHist = cancel
-	go s.hist.run(ctx, s.q, opts.SampleInterval)
+	go s.hist.run(ctx, s.current, opts.SampleInterval)
 	s.handler = s.routes()
 	s.http = &http.Server{
 		Handler:           s.handler,
@@ -89,6 +90,15 @@ func (s *Server) serve() {
 	if err != nil && !errors.Is(err, http.ErrServerClosed) {
 		s.log.Error().Err(err).Msg("admin listener failed")
 	}
+}
+
+// current is the queue to show now: Options.Queue, or in cluster mode the
+// queue this node leads (nil on a follower).
+func (s *Server) current() *jobs.Queue {
+	if s.opts.Cluster != nil {
+		return s.opts.Cluster.Queue()
+	}
+	return s.q
 }
 
 // Addr returns the bound address (port 0 resolved).

@@ -2,6 +2,7 @@ package raft
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"sync"
 	"testing"
@@ -30,6 +31,7 @@ type tcluster struct {
 	mu    sync.Mutex
 	nodes []*tnode
 	cut   map[[2]int]bool
+	logs  io.Writer // also receives every node's log, when set
 }
 
 type tnode struct {
@@ -68,6 +70,18 @@ func testLogger() zerolog.Logger {
 	return zerolog.Nop()
 }
 
+// logger is testLogger, copied to c.logs when set.
+func (c *tcluster) logger() zerolog.Logger {
+	if c.logs == nil {
+		return testLogger()
+	}
+	l := testLogger()
+	if os.Getenv("RAFT_TEST_LOG") == "" {
+		return zerolog.New(c.logs)
+	}
+	return l.Output(zerolog.MultiLevelWriter(zerolog.ConsoleWriter{Out: os.Stderr}, c.logs))
+}
+
 // start opens node i on its stores (peers only matter the first time).
 func (c *tcluster) start(i int, peers []Peer) {
 	c.mu.Lock()
@@ -88,7 +102,7 @@ func (c *tcluster) start(i int, peers []Peer) {
 		OnLeader: func(*jobs.Queue) (string, error) {
 			return "client-" + tn.id, nil
 		},
-		Logger: testLogger().With().Str("node", tn.id).Logger(),
+		Logger: c.logger().With().Str("node", tn.id).Logger(),
 	})
 	if err != nil {
 		c.t.Fatalf("start %s: %v", tn.id, err)

@@ -1,6 +1,7 @@
 package raft
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -394,4 +395,66 @@ func maxKey(m map[uint64]string) uint64 {
 		x = max(x, k)
 	}
 	return x
+}
+
+// TestClusterWipedNodesDoNotBootstrap: two of three nodes lose their disks
+// and are restarted with their usual --raft-peers. They have no state, but
+// the survivor answers their probe with its term: they must not bootstrap
+// a second cluster (which, two of three, could elect a leader on an empty
+// log and lose every job), and the survivor's jobs reach them.
+func TestClusterWipedNodesDoNotBootstrap(t *testing.T) {
+	c := newCluster(t, 3)
+	var peers []Peer
+	for _, tn := range c.nodes {
+		peers = append(peers, Peer{ID: tn.id, Addr: string(tn.addr)})
+	}
+	li, q := c.leader()
+	s := q.NewSession(nil)
+	var ids []uint64
+	for k := 0; k < 20; k++ {
+		id, seq, err := s.Put(jobs.PutRequest{TTR: time.Minute, Wire: []byte(fmt.Sprintf("w%d\r\n", k))})
+		require.NoError(t, err)
+		require.NoError(t, waitCommitted(t, q, seq))
+		ids = append(ids, id)
+	}
+	a, b := (li+1)%3, (li+2)%3
+	waitFor(t, "every node to hold the jobs", func() bool {
+		return sameImage(c.image(li), c.image(a)) && sameImage(c.image(li), c.image(b))
+	})
+	c.kill(a)
+	c.kill(b)
+	c.wipe(a)
+	c.wipe(b)
+	var logs syncBuffer
+	c.logs = &logs
+	c.start(a, peers)
+	c.start(b, peers)
+	assert.NotContains(t, logs.String(), "cluster bootstrapped")
+	assert.Contains(t, logs.String(), "not bootstrapping")
+	waitFor(t, "the wiped nodes to catch up", func() bool {
+		return sameImage(c.image(li), c.image(a)) && sameImage(c.image(li), c.image(b))
+	})
+	_, q = c.leader()
+	for _, id := range ids {
+		_, err := q.StatsJob(id)
+		assert.NoError(t, err, "job %d", id)
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for concurrent writers.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

@@ -76,15 +76,10 @@ func Open(c Config) (*Node, error) {
 	}
 	n.raft = r
 	if !hasState && len(cfg.Peers) > 0 {
-		var servers []hraft.Server
-		for _, p := range cfg.Peers {
-			servers = append(servers, hraft.Server{Suffrage: hraft.Voter, ID: hraft.ServerID(p.ID), Address: hraft.ServerAddress(p.Addr)})
-		}
-		if err := r.BootstrapCluster(hraft.Configuration{Servers: servers}).Error(); err != nil && !errors.Is(err, hraft.ErrCantBootstrap) {
+		if err := n.bootstrap(cfg.Peers); err != nil {
 			_ = n.Close()
-			return nil, fmt.Errorf("raft: bootstrap: %w", err)
+			return nil, err
 		}
-		n.log.Info().Int("peers", len(servers)).Msg("cluster bootstrapped")
 	}
 	n.looping = true
 	go n.runLeadership()
