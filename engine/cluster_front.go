@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"net"
 	"sync"
@@ -15,7 +16,9 @@ import (
 
 // FrontConfig configures a Front, the client port of a cluster node.
 type FrontConfig struct {
-	// Listener is the bound client socket (-l/-p); the Front owns it.
+	// Listener is the bound client socket (-l/-p); the Front owns it. A
+	// listener from tls.NewListener serves the protocol inside TLS (--tls):
+	// the front runs each handshake, bounded, before carrying.
 	Listener net.Listener
 	// Leader returns the address of the server that carries out commands
 	// (the leader's), waiting while there is none until ctx ends.
@@ -148,6 +151,9 @@ func (f *Front) serve(client net.Conn) {
 	defer f.wg.Done()
 	defer f.clients.Add(-1)
 	defer f.untrack(client)
+	if tc, ok := client.(*tls.Conn); ok && !f.handshake(tc) {
+		return
+	}
 	ctx, cancel := f.waitCtx()
 	up, gen := f.dial(ctx)
 	cancel()
@@ -164,6 +170,18 @@ func (f *Front) serve(client net.Conn) {
 		for range c.cmds {
 		}
 	}()
+}
+
+// handshake runs a TLS client's handshake (a listener wrapped by
+// tls.NewListener), bounded as the engine's TLS listener bounds it.
+func (f *Front) handshake(c *tls.Conn) bool {
+	ctx, cancel := context.WithTimeout(context.Background(), tlsHandshakeTimeout)
+	defer cancel()
+	if err := c.HandshakeContext(ctx); err != nil {
+		f.log.Debug().Err(err).Str("remote_addr", c.RemoteAddr().String()).Msg("TLS handshake failed")
+		return false
+	}
+	return true
 }
 
 // waitCtx bounds a wait for a leader by Wait and by Stop.

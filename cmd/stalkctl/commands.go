@@ -21,6 +21,9 @@ type command struct {
 	maxArgs  int // -1: no limit
 	flags    func(fs *flag.FlagSet, inv *invocation)
 	run      func(ctx context.Context, a *app, c *client.Conn, inv *invocation) (result, error)
+	// admin runs the command through the admin HTTP API instead: always
+	// when run is nil, else when --admin (or $STALKD_ADMIN) is given.
+	admin func(ctx context.Context, a *app, h *adminClient, inv *invocation) (result, error)
 	// wire is the protocol command, named when the server does not know it.
 	wire string
 	// notFound says what NOT_FOUND means for this command.

@@ -15,8 +15,12 @@ var errHelp = errors.New("help requested")
 type invocation struct {
 	addr string
 	json bool
-	cmd  *command // nil when no command was named (-h alone)
-	args []string // the command's positional arguments
+	// adminURL and adminTokenFile: the admin API, for the cluster
+	// commands (--admin, else $STALKD_ADMIN; --admin-token-file, else the
+	// token in $STALKD_ADMIN_TOKEN).
+	adminURL, adminTokenFile string
+	cmd                      *command // nil when no command was named (-h alone)
+	args                     []string // the command's positional arguments
 
 	// Command flags; each command registers the ones it takes.
 	tube     string
@@ -35,7 +39,7 @@ type invocation struct {
 // the flags). The address comes from -a, else $STALKD_ADDR, else
 // defaultAddr.
 func parse(args []string, getenv func(string) string) (*invocation, error) {
-	inv := &invocation{addr: getenv("STALKD_ADDR")}
+	inv := &invocation{addr: getenv("STALKD_ADDR"), adminURL: getenv("STALKD_ADMIN")}
 	if inv.addr == "" {
 		inv.addr = defaultAddr
 	}
@@ -81,6 +85,8 @@ func newFlagSet(name string, inv *invocation) *flag.FlagSet {
 	fs.SetOutput(io.Discard)
 	fs.StringVar(&inv.addr, "a", inv.addr, "server address")
 	fs.BoolVar(&inv.json, "json", inv.json, "print JSON")
+	fs.StringVar(&inv.adminURL, "admin", inv.adminURL, "admin API base URL")
+	fs.StringVar(&inv.adminTokenFile, "admin-token-file", inv.adminTokenFile, "file holding the admin API's bearer token")
 	return fs
 }
 

@@ -96,6 +96,9 @@ func (a *app) main(ctx context.Context, args []string) int {
 
 // run connects and executes the parsed command.
 func (a *app) run(ctx context.Context, inv *invocation) error {
+	if inv.cmd.admin != nil && (inv.cmd.run == nil || inv.adminURL != "") {
+		return a.runAdmin(ctx, inv)
+	}
 	dctx, cancel := context.WithTimeout(ctx, a.dialTimeout)
 	c, err := client.Dial(dctx, inv.addr)
 	cancel()
@@ -160,6 +163,8 @@ func exitCode(err error) int {
 		return exitUnsupported
 	case errors.Is(err, errDrainTimeout):
 		return exitTimeout
+	case errors.Is(err, errNotLeader):
+		return exitNotLeader
 	case errors.As(err, &ne), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, syscall.ECONNRESET),
 		errors.Is(err, syscall.EPIPE):
 		return exitConnect

@@ -12,7 +12,7 @@ import (
 func usage(w io.Writer, _ *invocation) {
 	fmt.Fprintf(w, `stalkctl - command line for stalkd and beanstalkd
 
-usage: stalkctl [-a ADDR] [--json] COMMAND [ARGS] [FLAGS]
+usage: stalkctl [-a ADDR] [--admin URL] [--json] COMMAND [ARGS] [FLAGS]
 
 ADDR is HOST:PORT, HOST (port 11300) or unix:/path; default $STALKD_ADDR,
 else %s. Flags may also follow the command and its arguments.
@@ -27,6 +27,12 @@ commands:
 global flags:
   -a ADDR    server address
   --json     print JSON (one document; top prints one per refresh)
+  --admin URL
+             a node's admin API (stalkd --admin), for cluster, add-voter and
+             remove-server; default $STALKD_ADMIN
+  --admin-token-file FILE
+             the admin API's bearer token (a line of stalkd's
+             --auth-token-file); default the token in $STALKD_ADMIN_TOKEN
   -h         this help
 
 exit codes:
@@ -37,6 +43,8 @@ exit codes:
   %d  no such job or tube (NOT_FOUND; peek finding no job in that state)
   %d  the server does not support the command (clear, list on a plain beanstalkd)
   %d  drain: --timeout passed before the tube drained
+  %d  add-voter, remove-server: the node is not the cluster's leader (the
+     message names the leader)
 
 examples:
   stalkctl tubes
@@ -46,5 +54,7 @@ examples:
   stalkctl list emails buried --json
   stalkctl drain emails --timeout 5m
   STALKD_ADDR=unix:/run/stalkd.sock stalkctl top
-`, exitOK, exitFailure, exitUsage, exitConnect, exitNotFound, exitUnsupported, exitTimeout)
+  stalkctl cluster --admin 10.0.0.1:11380
+  stalkctl add-voter n4 10.0.0.4:11310 --admin 10.0.0.1:11380 --admin-token-file /etc/stalkd/tokens
+`, exitOK, exitFailure, exitUsage, exitConnect, exitNotFound, exitUnsupported, exitTimeout, exitNotLeader)
 }

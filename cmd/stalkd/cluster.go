@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -64,14 +66,10 @@ func (o *options) checkCluster() error {
 		return usageError("--raft-id needs --raft-addr")
 	case o.journal.Dir == "":
 		return usageError("cluster mode needs -b DIR (the raft log and snapshots)")
-	case strings.HasPrefix(o.addr, "unix:") || o.addr == plainOff:
-		return usageError("cluster mode serves TCP only, not -l unix: or none")
-	case o.tls.addr != "":
-		return usageError("cluster mode does not serve --tls yet")
-	case o.admin.addr != "":
-		return usageError("cluster mode does not serve --admin yet")
-	case o.net.idleTimeout != 0:
-		return usageError("cluster mode does not apply --idle-timeout yet")
+	case strings.HasPrefix(o.addr, "unix:"):
+		return usageError("cluster mode serves TCP only, not -l unix:")
+	case strings.HasPrefix(o.tls.addr, "unix:"):
+		return usageError("cluster mode serves TCP only, not --tls unix:")
 	}
 	if _, err := raft.ParsePeers(c.Peers); err != nil {
 		return usageError(err.Error())
@@ -98,23 +96,39 @@ func runCluster(o options, root zerolog.Logger) error {
 	signal.Notify(sigs, syscall.SIGUSR1, syscall.SIGTERM, syscall.SIGINT)
 	defer signal.Stop(sigs)
 
-	ln, err := net.Listen("tcp", listenAddr(o))
+	if err := o.tls.check(o.addr == plainOff); err != nil {
+		return &exitError{exitUsage, err}
+	}
+	tlsConfig, certs, err := o.tls.config()
+	if err != nil {
+		return err
+	}
+	if certs != nil {
+		signal.Notify(sigs, syscall.SIGHUP)
+	}
+	lns, err := clusterListeners(o, tlsConfig)
 	if err != nil {
 		return &exitError{exitSocket, err}
 	}
+	closeAll := func() {
+		for _, ln := range lns {
+			_ = ln.Close()
+		}
+	}
 	if o.user != "" {
 		if err := becomeUser(o.user); err != nil {
-			_ = ln.Close()
+			closeAll()
 			return err
 		}
 	}
 	var tokens []string
 	if o.authTokenFile != "" {
 		if tokens, err = readTokens(o.authTokenFile); err != nil {
-			_ = ln.Close()
+			closeAll()
 			return &exitError{exitUsage, err}
 		}
 		log.Info().Int("tokens", len(tokens)).Msg("token authentication on")
+		o.admin.tokens = tokens
 	}
 	ls := &leaderServer{o: o, host: host, log: log, engineLog: componentLogger(root, "engine"), tokens: tokens,
 		maxConns: maxConns(o.net.maxConns, raiseFileLimit(log))}
@@ -124,31 +138,82 @@ func runCluster(o options, root zerolog.Logger) error {
 		Logger: log,
 	})
 	if err != nil {
-		_ = ln.Close()
+		closeAll()
 		return &exitError{exitWALDir, err}
 	}
 	ls.node.Store(node)
-	front := engine.StartFront(engine.FrontConfig{
-		Listener: ln,
-		Leader: func(ctx context.Context) (string, uint64, error) {
-			li, err := node.LeaderAddr(ctx)
-			return li.Addr, li.Term, err
-		},
-		MaxJobSize: maxJobSize(o.maxJob),
-		MaxConns:   ls.maxConns,
-		Logger:     root,
-	})
-	sig := <-sigs
-	for sig == syscall.SIGUSR1 {
-		ls.drain()
-		log.Info().Msg("drain mode: new jobs are refused from now on, while this node leads")
-		sig = <-sigs
+	var fronts []*engine.Front
+	for i, ln := range lns {
+		flog := root
+		if tlsConfig != nil && i == len(lns)-1 {
+			flog = root.With().Str("listener", "tls").Logger()
+		}
+		fronts = append(fronts, engine.StartFront(engine.FrontConfig{
+			Listener: ln,
+			Leader: func(ctx context.Context) (string, uint64, error) {
+				li, err := node.LeaderAddr(ctx)
+				return li.Addr, li.Term, err
+			},
+			MaxJobSize: maxJobSize(o.maxJob),
+			MaxConns:   ls.maxConns,
+			Logger:     flog,
+		}))
 	}
-	log.Info().Stringer("signal", sig).Msg("stopping")
+	adm, err := startClusterAdmin(o.admin, ls, log)
+	if err == nil {
+		waitClusterSignal(sigs, ls, certs, log)
+	}
+	adm.markStopping()
 	ctx, cancel := context.WithTimeout(context.Background(), stopTimeout)
 	defer cancel()
-	_ = front.Stop(ctx)
-	return node.Close()
+	for _, f := range fronts {
+		_ = f.Stop(ctx)
+	}
+	adm.stop(ctx)
+	return errors.Join(err, node.Close())
+}
+
+// waitClusterSignal handles signals until one asks to stop: SIGUSR1 drains
+// this node's queues, SIGHUP (with --tls) reloads the certificate.
+func waitClusterSignal(sigs <-chan os.Signal, ls *leaderServer, certs *engine.CertFiles, log zerolog.Logger) {
+	for {
+		switch sig := <-sigs; sig {
+		case syscall.SIGUSR1:
+			ls.drain()
+			log.Info().Msg("drain mode: new jobs are refused from now on, while this node leads")
+		case syscall.SIGHUP:
+			if certs != nil {
+				reloadCerts(certs, log)
+			}
+		default:
+			log.Info().Stringer("signal", sig).Msg("stopping")
+			return
+		}
+	}
+}
+
+// clusterListeners binds the client ports: -l/-p (unless -l none) and
+// --tls, whose connections the front carries inside TLS.
+func clusterListeners(o options, tlsConfig *tls.Config) ([]net.Listener, error) {
+	var lns []net.Listener
+	if o.addr != plainOff {
+		ln, err := net.Listen("tcp", listenAddr(o))
+		if err != nil {
+			return nil, err
+		}
+		lns = append(lns, ln)
+	}
+	if tlsConfig != nil {
+		ln, err := net.Listen("tcp", o.tls.addr)
+		if err != nil {
+			for _, l := range lns {
+				_ = l.Close()
+			}
+			return nil, fmt.Errorf("--tls: %w", err)
+		}
+		lns = append(lns, tls.NewListener(ln, tlsConfig))
+	}
+	return lns, nil
 }
 
 // leaderServer runs the engine of this node's leadership terms. Drain
@@ -207,7 +272,8 @@ func (ls *leaderServer) start(q *jobs.Queue) (string, error) {
 		MaxJobSize:   maxJobSize(ls.o.maxJob),
 		Logger:       ls.engineLog,
 		MaxConns:     ls.maxConns,
-		AuthTokens:   ls.tokens, // the front carries "auth" like any command
+		IdleTimeout:  ls.o.net.idleTimeout, // the front closes a client whose carried connection the engine closed
+		AuthTokens:   ls.tokens,            // the front carries "auth" like any command
 		ClusterStats: ls.clusterInfo,
 	})
 	if err == nil {

@@ -28,19 +28,21 @@ func TestClusterFlags(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, clusterFlags{ID: "n1", Addr: "127.0.0.1:1", Peers: "n1=127.0.0.1:1,n2=h:2"}, o.cluster)
 	for _, args := range [][]string{
-		{"--raft-id", "n1", "--raft-addr", "h:1"},                                       // no -b
-		{"-b", "/d", "--raft-id", "n1"},                                                 // no --raft-addr
-		{"-b", "/d", "--raft-addr", "h:1"},                                              // no --raft-id
-		{"-b", "/d", "--raft-id", "n1", "--raft-addr", "h:1", "--raft-peers", "n1"},     // bad peer
-		{"-b", "/d", "--raft-id"},                                                       // no value
-		{"--raft-what", "x"},                                                            // unknown
-		{"-b", "/d", "--raft-id", "n1", "--raft-addr", "h:1", "-l", "unix:/s"},          // no unix socket
-		{"-b", "/d", "--raft-id", "n1", "--raft-addr", "h:1", "--admin", "127.0.0.1:0"}, // not yet
-		{"-b", "/d", "--raft-id", "n1", "--raft-addr", "h:1", "--idle-timeout", "1m"},   // not yet
+		{"--raft-id", "n1", "--raft-addr", "h:1"},                                   // no -b
+		{"-b", "/d", "--raft-id", "n1"},                                             // no --raft-addr
+		{"-b", "/d", "--raft-addr", "h:1"},                                          // no --raft-id
+		{"-b", "/d", "--raft-id", "n1", "--raft-addr", "h:1", "--raft-peers", "n1"}, // bad peer
+		{"-b", "/d", "--raft-id"},                                                   // no value
+		{"--raft-what", "x"},                                                        // unknown
+		{"-b", "/d", "--raft-id", "n1", "--raft-addr", "h:1", "-l", "unix:/s"},      // no unix socket
+		{"-b", "/d", "--raft-id", "n1", "--raft-addr", "h:1", "--tls", "unix:/s"},   // no unix socket
 	} {
 		_, _, err := parseArgs(args, nil)
 		assert.Error(t, err, "%q", args)
 	}
+	_, _, err = parseArgs([]string{"-b", "/d", "--raft-id", "n1", "--raft-addr", "h:1",
+		"--admin", "127.0.0.1:0", "--idle-timeout", "1m", "--tls", "127.0.0.1:0", "--tls-cert", "c", "--tls-key", "k"}, nil)
+	assert.NoError(t, err, "--admin, --tls and --idle-timeout are served in cluster mode")
 	o, _, err = parseArgs([]string{"-p", "1"}, nil)
 	require.NoError(t, err)
 	assert.Equal(t, clusterFlags{}, o.cluster, "no flags: a single node")

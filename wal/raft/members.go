@@ -23,7 +23,7 @@ func (n *Node) AddVoter(id, addr string) error {
 	}
 	f := n.raft.AddVoter(hraft.ServerID(id), hraft.ServerAddress(addr), 0, n.cfg.ApplyTimeout)
 	if err := f.Error(); err != nil {
-		return fmt.Errorf("raft: add voter %s: %w", id, err)
+		return fmt.Errorf("raft: add voter %s: %w", id, notLeader(err))
 	}
 	n.log.Info().Str("peer", id).Str("peer_addr", addr).Msg("voter added")
 	return nil
@@ -39,8 +39,16 @@ func (n *Node) RemoveServer(id string) error {
 		return ErrNotLeader
 	}
 	if err := n.raft.RemoveServer(hraft.ServerID(id), 0, n.cfg.ApplyTimeout).Error(); err != nil {
-		return fmt.Errorf("raft: remove %s: %w", id, err)
+		return fmt.Errorf("raft: remove %s: %w", id, notLeader(err))
 	}
 	n.log.Info().Str("peer", id).Msg("server removed")
 	return nil
+}
+
+// notLeader maps raft's "leadership lost" errors to ErrNotLeader.
+func notLeader(err error) error {
+	if errors.Is(err, hraft.ErrNotLeader) || errors.Is(err, hraft.ErrLeadershipLost) {
+		return fmt.Errorf("%w (%w)", ErrNotLeader, err)
+	}
+	return err
 }

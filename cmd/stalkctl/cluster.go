@@ -1,0 +1,254 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+
+	"github.com/stalkd/stalkd/cmd/stalkctl/internal/client"
+)
+
+// Cluster commands. "cluster" shows a cluster member's view: through the
+// admin API (GET /v1/cluster) with --admin, else the protocol's
+// stats-cluster document from -a. "add-voter" and "remove-server" change
+// the membership through the admin API of the leader (--admin URL or
+// $STALKD_ADMIN; a bearer token from --admin-token-file or
+// $STALKD_ADMIN_TOKEN). A follower answers 421 naming the leader; stalkctl
+// says so and exits 7.
+
+// exitNotLeader: a membership change was sent to a follower.
+const exitNotLeader = 7
+
+// errNotLeader is a 421 from the admin API.
+var errNotLeader = errors.New("not the leader")
+
+func init() {
+	commands = append(commands,
+		&command{name: "cluster", synopsis: "[--admin URL]",
+			help:    "a cluster member's view: state, leader, term, indexes, servers (stats-cluster without --admin)",
+			maxArgs: 0, run: runStatsCluster, admin: adminCluster},
+		&command{name: "add-voter", synopsis: "ID RAFT-ADDR --admin URL",
+			help:    "add a node (started with an empty -b) to the cluster as a voter (on the leader)",
+			minArgs: 2, maxArgs: 2, admin: adminAddVoter},
+		&command{name: "remove-server", synopsis: "ID --admin URL",
+			help:    "remove a node from the cluster (on the leader)",
+			minArgs: 1, maxArgs: 1, admin: adminRemoveServer},
+	)
+}
+
+// adminClient calls one node's admin API.
+type adminClient struct {
+	base  string // http://host:port, no trailing slash
+	token string
+	hc    *http.Client
+}
+
+// adminError is an error reply of the admin API.
+type adminError struct {
+	status           int
+	code, message    string
+	leader, leaderAt string
+}
+
+func (e *adminError) Error() string { return e.message }
+
+func (e *adminError) Unwrap() error {
+	switch e.status {
+	case http.StatusMisdirectedRequest:
+		return errNotLeader
+	case http.StatusNotFound:
+		return client.ErrNotFound
+	}
+	return nil
+}
+
+// do sends a request with an optional JSON body and decodes a 2xx reply
+// into out.
+func (h *adminClient) do(ctx context.Context, method, path string, in, out any) error {
+	var body io.Reader
+	if in != nil {
+		b, err := json.Marshal(in)
+		if err != nil {
+			return err
+		}
+		body = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, h.base+path, body)
+	if err != nil {
+		return &usageError{fmt.Sprintf("--admin %s: %v", h.base, err)}
+	}
+	if in != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if h.token != "" {
+		req.Header.Set("Authorization", "Bearer "+h.token)
+	}
+	resp, err := h.hc.Do(req)
+	if err != nil {
+		return &connectError{addr: h.base, err: err}
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode/100 != 2 {
+		var e struct {
+			Error struct {
+				Code, Message, Leader string
+				LeaderAddr            string `json:"leader_addr"`
+			}
+		}
+		ae := &adminError{status: resp.StatusCode, message: fmt.Sprintf("%s %s: HTTP %d", method, path, resp.StatusCode)}
+		if json.Unmarshal(b, &e) == nil && e.Error.Message != "" {
+			ae.code, ae.message = e.Error.Code, e.Error.Message
+			ae.leader, ae.leaderAt = e.Error.Leader, e.Error.LeaderAddr
+		}
+		if ae.status == http.StatusMisdirectedRequest {
+			ae.message += " (run it against the leader's --admin address)"
+		}
+		return ae
+	}
+	if out == nil {
+		return nil
+	}
+	return json.Unmarshal(b, out)
+}
+
+// newAdminClient builds the client from --admin and the token settings.
+func newAdminClient(a *app, inv *invocation) (*adminClient, error) {
+	base := strings.TrimSuffix(inv.adminURL, "/")
+	if base == "" {
+		return nil, usageErrorf("%s needs the admin API: --admin URL or $STALKD_ADMIN", inv.cmd.name)
+	}
+	if !strings.Contains(base, "://") {
+		base = "http://" + base
+	}
+	if _, err := url.Parse(base); err != nil {
+		return nil, usageErrorf("--admin %s: %v", inv.adminURL, err)
+	}
+	tok := a.getenv("STALKD_ADMIN_TOKEN")
+	if inv.adminTokenFile != "" {
+		b, err := os.ReadFile(inv.adminTokenFile)
+		if err != nil {
+			return nil, usageErrorf("--admin-token-file: %v", err)
+		}
+		tok, _, _ = strings.Cut(string(b), "\n")
+	}
+	return &adminClient{base: base, token: strings.TrimSpace(tok), hc: &http.Client{Timeout: a.ioTimeout}}, nil
+}
+
+// clusterJSON is GET /v1/cluster.
+type clusterJSON struct {
+	ID                string `json:"id"`
+	State             string `json:"state"`
+	Leader            string `json:"leader"`
+	LeaderAddr        string `json:"leader_addr"`
+	Term              uint64 `json:"term"`
+	CommitIndex       uint64 `json:"commit_index"`
+	AppliedIndex      uint64 `json:"applied_index"`
+	LastSnapshotIndex uint64 `json:"last_snapshot_index"`
+	Servers           []struct {
+		ID       string `json:"id"`
+		Addr     string `json:"addr"`
+		Suffrage string `json:"suffrage"`
+	} `json:"servers"`
+}
+
+type clusterResult struct{ c clusterJSON }
+
+func (r clusterResult) json() any { return r.c }
+
+func (r clusterResult) print(w io.Writer) {
+	c := r.c
+	leader := c.Leader
+	if leader == "" {
+		leader = "(none)"
+	}
+	fmt.Fprintf(w, "node %s: %s, leader %s, term %d\n", c.ID, c.State, leader, c.Term)
+	fmt.Fprintf(w, "commit index %d, applied index %d, last snapshot index %d\n", c.CommitIndex, c.AppliedIndex, c.LastSnapshotIndex)
+	var t table
+	t.add("SERVER", "RAFT ADDRESS", "SUFFRAGE")
+	for _, s := range c.Servers {
+		id := s.ID
+		if s.ID == c.Leader {
+			id += " *"
+		}
+		t.add(id, s.Addr, s.Suffrage)
+	}
+	t.write(w, 0)
+}
+
+func adminCluster(ctx context.Context, _ *app, h *adminClient, _ *invocation) (result, error) {
+	var c clusterJSON
+	if err := h.do(ctx, http.MethodGet, "/v1/cluster", nil, &c); err != nil {
+		return nil, err
+	}
+	return clusterResult{c}, nil
+}
+
+func adminAddVoter(ctx context.Context, _ *app, h *adminClient, inv *invocation) (result, error) {
+	var c clusterJSON
+	in := map[string]string{"id": inv.args[0], "addr": inv.args[1]}
+	if err := h.do(ctx, http.MethodPost, "/v1/cluster/voters", in, &c); err != nil {
+		return nil, err
+	}
+	return clusterResult{c}, nil
+}
+
+func adminRemoveServer(ctx context.Context, _ *app, h *adminClient, inv *invocation) (result, error) {
+	var c clusterJSON
+	if err := h.do(ctx, http.MethodDelete, "/v1/cluster/servers/"+url.PathEscape(inv.args[0]), nil, &c); err != nil {
+		return nil, err
+	}
+	return clusterResult{c}, nil
+}
+
+// rawResult prints a document as the server sent it.
+type rawResult struct{ doc []byte }
+
+func (r rawResult) print(w io.Writer) { _, _ = w.Write(r.doc) }
+func (r rawResult) json() any         { return nil }
+
+// runStatsCluster is "cluster" without --admin: the protocol's
+// stats-cluster document, as YAML.
+func runStatsCluster(_ context.Context, _ *app, c *client.Conn, inv *invocation) (result, error) {
+	if inv.json {
+		return nil, usageErrorf("cluster --json needs --admin URL (the protocol's stats-cluster is YAML)")
+	}
+	r, err := c.Do("stats-cluster", nil)
+	if err != nil {
+		return nil, err
+	}
+	if r.Word != "OK" {
+		if r.Word == "UNKNOWN_COMMAND" {
+			return nil, fmt.Errorf("stats-cluster: %w (not a stalkd cluster member)", client.ErrUnknownCommand)
+		}
+		return nil, fmt.Errorf("stats-cluster: %w: %s", client.ErrProtocol, r.Line)
+	}
+	return rawResult{r.Body}, nil
+}
+
+// runAdmin runs a command through the admin API.
+func (a *app) runAdmin(ctx context.Context, inv *invocation) error {
+	h, err := newAdminClient(a, inv)
+	if err != nil {
+		return err
+	}
+	res, err := inv.cmd.admin(ctx, a, h, inv)
+	if err != nil {
+		return err
+	}
+	if inv.json {
+		return writeJSON(a.stdout, res.json())
+	}
+	res.print(a.stdout)
+	return nil
+}
