@@ -51,9 +51,13 @@ func TestClusterFlags(t *testing.T) {
 // clusterProc is one stalkd cluster member run by the test.
 type clusterProc struct {
 	id, raftAddr, dir string
-	extra             []string // more flags
+	extra             []string       // more flags
+	peers             []*clusterProc // --raft-peers; nil: all of start's
+	noPeers           bool           // no --raft-peers: a node to be added
 	cmd               *exec.Cmd
-	addr              string // client address, after "listening"
+	addr              string // client address, after "listening" (the TLS one with -l none)
+	tlsAddr           string // with --tls
+	adminAddr         string // with --admin, once it started
 	mu                sync.Mutex
 	leadTerm          float64 // term of its latest "leading" line; 0 when not leading
 	logs              []string
@@ -186,11 +190,16 @@ func freeAddr(t *testing.T) string {
 
 func (p *clusterProc) start(t *testing.T, all []*clusterProc) {
 	var peers []string
+	if p.peers != nil {
+		all = p.peers
+	}
 	for _, o := range all {
 		peers = append(peers, o.id+"="+o.raftAddr)
 	}
-	args := []string{"-l", "127.0.0.1", "-p", "0", "-b", p.dir,
-		"--raft-id", p.id, "--raft-addr", p.raftAddr, "--raft-peers", strings.Join(peers, ",")}
+	args := []string{"-l", "127.0.0.1", "-p", "0", "-b", p.dir, "--raft-id", p.id, "--raft-addr", p.raftAddr}
+	if !p.noPeers {
+		args = append(args, "--raft-peers", strings.Join(peers, ","))
+	}
 	cmd := exec.Command(os.Args[0], append(args, p.extra...)...)
 	cmd.Env = append(os.Environ(), "STALKD_TEST_MAIN=1")
 	stderr, err := cmd.StderrPipe()
@@ -213,14 +222,22 @@ func (p *clusterProc) start(t *testing.T, all []*clusterProc) {
 		sc := bufio.NewScanner(stderr)
 		for sc.Scan() {
 			var line struct {
-				Message, Addr, Component string
-				Term                     float64
+				Message, Addr, Component, Listener string
+				Term                               float64
 			}
 			if json.Unmarshal(sc.Bytes(), &line) == nil {
 				p.mu.Lock()
 				switch {
 				case line.Message == "listening" && line.Component == "cluster":
-					addr <- line.Addr
+					if line.Listener == "tls" {
+						p.tlsAddr = line.Addr
+					}
+					select { // the first listener is ready: the process is up
+					case addr <- line.Addr:
+					default:
+					}
+				case line.Message == "admin listener started":
+					p.adminAddr = line.Addr
 				case line.Message == "leading: queue restored":
 					p.leadTerm = line.Term
 				case line.Message == "no longer leading: queue discarded":
