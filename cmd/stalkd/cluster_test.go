@@ -206,7 +206,7 @@ func (p *clusterProc) start(t *testing.T, all []*clusterProc) {
 	require.NoError(t, err)
 	require.NoError(t, cmd.Start())
 	p.mu.Lock()
-	p.cmd, p.leadTerm = cmd, 0
+	p.cmd, p.leadTerm, p.adminAddr, p.tlsAddr = cmd, 0, "", ""
 	p.mu.Unlock()
 	t.Cleanup(func() {
 		_ = cmd.Process.Kill()
