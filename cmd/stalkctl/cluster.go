@@ -29,18 +29,17 @@ const exitNotLeader = 7
 // errNotLeader is a 421 from the admin API.
 var errNotLeader = errors.New("not the leader")
 
-func init() {
-	commands = append(commands,
-		&command{name: "cluster", synopsis: "[--admin URL]",
-			help:    "a cluster member's view: state, leader, term, indexes, servers (stats-cluster without --admin)",
-			maxArgs: 0, run: runStatsCluster, admin: adminCluster},
-		&command{name: "add-voter", synopsis: "ID RAFT-ADDR --admin URL",
-			help:    "add a node (started with an empty -b) to the cluster as a voter (on the leader)",
-			minArgs: 2, maxArgs: 2, admin: adminAddVoter},
-		&command{name: "remove-server", synopsis: "ID --admin URL",
-			help:    "remove a node from the cluster (on the leader)",
-			minArgs: 1, maxArgs: 1, admin: adminRemoveServer},
-	)
+// clusterCommands are listed after the others (commands.go).
+var clusterCommands = []*command{
+	{name: "cluster", synopsis: "[--admin URL]",
+		help:    "a cluster member's view: state, leader, term, indexes, servers (stats-cluster without --admin)",
+		maxArgs: 0, run: runStatsCluster, admin: adminCluster},
+	{name: "add-voter", synopsis: "ID RAFT-ADDR --admin URL",
+		help:    "add a node (started with an empty -b) to the cluster as a voter (on the leader)",
+		minArgs: 2, maxArgs: 2, admin: adminAddVoter},
+	{name: "remove-server", synopsis: "ID --admin URL",
+		help:    "remove a node from the cluster (on the leader)",
+		minArgs: 1, maxArgs: 1, admin: adminRemoveServer},
 }
 
 // adminClient calls one node's admin API.

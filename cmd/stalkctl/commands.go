@@ -67,6 +67,7 @@ func init() {
 			help: "live view of the tubes with rates, every 1s (q or Ctrl-C quits; --once prints one frame)", maxArgs: 0,
 			flags: topFlags, run: runTop},
 	}
+	commands = append(commands, clusterCommands...)
 }
 
 // checks validate arguments before stalkctl connects, so a typo is a usage
