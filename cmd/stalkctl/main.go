@@ -1,7 +1,8 @@
 // Command stalkctl is the operator's command line for stalkd (and any
 // beanstalkd): it shows stats and tubes, peeks, puts, kicks, deletes,
-// pauses, clears and lists jobs, waits for a tube to drain, and shows a
-// live view of the tubes (top).
+// pauses, clears and lists jobs, waits for a tube to drain, shows a live
+// view of the tubes (top), and shows and changes a cluster's membership
+// through a node's admin API (cluster, add-voter, remove-server).
 //
 //	stalkctl [-a HOST:PORT | -a unix:/path] [--json] COMMAND [ARGS] [FLAGS]
 //

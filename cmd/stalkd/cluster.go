@@ -33,7 +33,8 @@ const clusterUsage = ` --raft-id ID
           this node's raft address: bound, and the one its peers use
  --raft-peers ID=HOST:PORT,...
           the initial voters; a node with no state under -b bootstraps the
-          cluster with them, a node with state ignores them
+          cluster with them unless another peer has state (then it waits
+          to be added: stalkctl add-voter); a node with state ignores them
 `
 
 func init() {

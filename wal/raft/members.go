@@ -13,8 +13,9 @@ var ErrNotLeader = errors.New("raft: not the leader")
 
 // AddVoter adds the node id, reachable at its raft address addr, to the
 // cluster as a voter, and waits until the change is committed. It must run
-// on the leader. The new node starts with an empty -b directory and no
-// --raft-peers, and catches up from the leader (a snapshot, then the log).
+// on the leader (else ErrNotLeader). The new node starts with an empty -b
+// directory and no --raft-peers, and catches up from the leader (a
+// snapshot, then the log).
 // Adding a node that is already a member with the same address does
 // nothing; with another address it moves it.
 func (n *Node) AddVoter(id, addr string) error {
@@ -32,8 +33,9 @@ func (n *Node) AddVoter(id, addr string) error {
 // RemoveServer removes the node id from the cluster and waits until the
 // change is committed. It must run on the leader; a leader may remove
 // itself (it steps down once the change commits). To replace a node that
-// lost its disk: RemoveServer, then start it on an empty directory with no
-// --raft-peers, then AddVoter.
+// lost its disk: RemoveServer, then start it on an empty directory (its
+// --raft-peers may stay: it finds the cluster and does not bootstrap, see
+// bootstrap.go), then AddVoter.
 func (n *Node) RemoveServer(id string) error {
 	if n.raft.State() != hraft.Leader {
 		return ErrNotLeader
