@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"text/tabwriter"
 
 	"github.com/stalkd/stalkd/cmd/stalkctl/internal/client"
 )
@@ -173,16 +174,16 @@ func (r clusterResult) print(w io.Writer) {
 	}
 	fmt.Fprintf(w, "node %s: %s, leader %s, term %d\n", c.ID, c.State, leader, c.Term)
 	fmt.Fprintf(w, "commit index %d, applied index %d, last snapshot index %d\n", c.CommitIndex, c.AppliedIndex, c.LastSnapshotIndex)
-	var t table
-	t.add("SERVER", "RAFT ADDRESS", "SUFFRAGE")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "SERVER\tRAFT ADDRESS\tSUFFRAGE")
 	for _, s := range c.Servers {
 		id := s.ID
 		if s.ID == c.Leader {
 			id += " *"
 		}
-		t.add(id, s.Addr, s.Suffrage)
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", id, s.Addr, s.Suffrage)
 	}
-	t.write(w, 0)
+	_ = tw.Flush()
 }
 
 func adminCluster(ctx context.Context, _ *app, h *adminClient, _ *invocation) (result, error) {
