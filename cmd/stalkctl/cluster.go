@@ -92,7 +92,7 @@ func (h *adminClient) do(ctx context.Context, method, path string, in, out any) 
 	}
 	resp, err := h.hc.Do(req)
 	if err != nil {
-		return &connectError{addr: h.base, err: err}
+		return &connectError{addr: h.base, err: err, hint: "--admin or $STALKD_ADMIN"}
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))

@@ -132,6 +132,7 @@ type result interface {
 type connectError struct {
 	addr string
 	err  error
+	hint string // what to set; "" means -a or $STALKD_ADDR
 }
 
 func (e *connectError) Error() string {
@@ -139,8 +140,11 @@ func (e *connectError) Error() string {
 	if u := errors.Unwrap(cause); u != nil {
 		cause = u // drop net.OpError's repetition of the address
 	}
-	return fmt.Sprintf("cannot connect to %s: %v (is the server running? set -a or $STALKD_ADDR)",
-		e.addr, cause)
+	hint := e.hint
+	if hint == "" {
+		hint = "-a or $STALKD_ADDR"
+	}
+	return fmt.Sprintf("cannot connect to %s: %v (is the server running? set %s)", e.addr, cause, hint)
 }
 
 func (e *connectError) Unwrap() error { return e.err }
