@@ -12,6 +12,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+	"time"
 
 	"github.com/rs/zerolog"
 
@@ -24,6 +25,9 @@ import (
 // the server is a cluster member (see package wal/raft).
 type clusterFlags struct {
 	ID, Addr, Peers string
+	// Timeout is --raft-timeout: raft's heartbeat and election timeouts
+	// (the leader lease is half); 0 means raft.DefaultTiming's.
+	Timeout time.Duration
 }
 
 const clusterUsage = ` --raft-id ID
@@ -31,6 +35,11 @@ const clusterUsage = ` --raft-id ID
           and --raft-addr)
  --raft-addr HOST:PORT
           this node's raft address: bound, and the one its peers use
+ --raft-timeout DURATION
+          raft's heartbeat and election timeout (default 300ms, for a LAN
+          and cores of its own); a leader steps down when it has not heard
+          from a majority for half of it. Raise it on loaded or shared
+          machines: failover takes about 2-4 times this value
  --raft-peers ID=HOST:PORT,...
           the initial voters; a node with no state under -b bootstraps the
           cluster with them unless another peer has state (then it waits
@@ -51,14 +60,22 @@ func init() {
 			return nil
 		}
 	}
+	longFlags["raft-timeout"] = func(o *options, v string) error {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 10*time.Millisecond {
+			return usageError("invalid --raft-timeout (a duration of at least 10ms): " + v)
+		}
+		o.cluster.Timeout = d
+		return nil
+	}
 }
 
 // checkCluster validates the cluster flags once all are read.
 func (o *options) checkCluster() error {
 	c := o.cluster
 	if c.ID == "" {
-		if c.Addr != "" || c.Peers != "" {
-			return usageError("--raft-addr and --raft-peers need --raft-id")
+		if c.Addr != "" || c.Peers != "" || c.Timeout != 0 {
+			return usageError("--raft-addr, --raft-peers and --raft-timeout need --raft-id")
 		}
 		return nil
 	}
@@ -136,6 +153,7 @@ func runCluster(o options, root zerolog.Logger) error {
 	node, err := raft.Open(raft.Config{
 		ID: o.cluster.ID, Addr: o.cluster.Addr, Peers: peers, Dir: o.journal.Dir,
 		OnLeader: ls.start, OnFollower: ls.stop,
+		Timing: raftTiming(o.cluster.Timeout),
 		Logger: log,
 	})
 	if err != nil {
@@ -172,6 +190,15 @@ func runCluster(o options, root zerolog.Logger) error {
 	}
 	adm.stop(ctx)
 	return errors.Join(err, node.Close())
+}
+
+// raftTiming is raft's clock for --raft-timeout d (0: the defaults): the
+// heartbeat and election timeouts d, the leader lease d/2.
+func raftTiming(d time.Duration) raft.Timing {
+	if d == 0 {
+		return raft.Timing{}
+	}
+	return raft.Timing{Heartbeat: d, Election: d, LeaderLease: d / 2}
 }
 
 // waitClusterSignal handles signals until one asks to stop: SIGUSR1 drains

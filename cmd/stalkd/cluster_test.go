@@ -19,6 +19,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/stalkd/stalkd/wal/raft"
 )
 
 // TestClusterFlags: the three flags parse in both spellings, and the
@@ -43,6 +45,19 @@ func TestClusterFlags(t *testing.T) {
 	_, _, err = parseArgs([]string{"-b", "/d", "--raft-id", "n1", "--raft-addr", "h:1",
 		"--admin", "127.0.0.1:0", "--idle-timeout", "1m", "--tls", "127.0.0.1:0", "--tls-cert", "c", "--tls-key", "k"}, nil)
 	assert.NoError(t, err, "--admin, --tls and --idle-timeout are served in cluster mode")
+	o, _, err = parseArgs([]string{"-b", "/d", "--raft-id", "n1", "--raft-addr", "h:1", "--raft-timeout", "1s"}, nil)
+	require.NoError(t, err)
+	assert.Equal(t, raft.Timing{Heartbeat: time.Second, Election: time.Second, LeaderLease: 500 * time.Millisecond},
+		raftTiming(o.cluster.Timeout))
+	assert.Equal(t, raft.Timing{}, raftTiming(0), "the defaults")
+	for _, args := range [][]string{
+		{"-b", "/d", "--raft-id", "n1", "--raft-addr", "h:1", "--raft-timeout", "1ms"},
+		{"-b", "/d", "--raft-id", "n1", "--raft-addr", "h:1", "--raft-timeout", "soon"},
+		{"--raft-timeout", "1s"}, // no --raft-id
+	} {
+		_, _, err := parseArgs(args, nil)
+		assert.Error(t, err, "%q", args)
+	}
 	o, _, err = parseArgs([]string{"-p", "1"}, nil)
 	require.NoError(t, err)
 	assert.Equal(t, clusterFlags{}, o.cluster, "no flags: a single node")
