@@ -42,8 +42,9 @@ const clusterUsage = ` --raft-id ID
           machines: failover takes about 2-4 times this value
  --raft-peers ID=HOST:PORT,...
           the initial voters; a node with no state under -b bootstraps the
-          cluster with them unless another peer has state (then it waits
-          to be added: stalkctl add-voter); a node with state ignores them
+          cluster with them unless another peer is in a running cluster
+          (then it waits to be added: stalkctl add-voter); a node with
+          state ignores them
 `
 
 func init() {

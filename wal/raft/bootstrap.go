@@ -15,13 +15,17 @@ import (
 // majority wiped at once would elect each other on empty logs and lose
 // every acknowledged job). So before bootstrapping, the node asks the other
 // peers for their raft term with a pre-vote request, which changes nothing
-// on the peer. A peer whose term is above 0 has state: the node does not
-// bootstrap, and waits to be added (AddVoter on the leader) or, if it is
-// still a member, to be caught up by the leader. Peers that do not answer
-// within probeWait count as new: when several fresh nodes start together,
-// the first to probe bootstraps and the others see its term and wait for
-// it, which is safe since hashicorp/raft grants votes from a node with an
-// empty configuration.
+// on the peer. A peer whose term is 2 or more belongs to a cluster that has
+// elected a leader (bootstrapping sets term 1; the first election makes
+// it 2): the node does not bootstrap, and waits to be added (AddVoter on
+// the leader) or, if it is still a member, to be caught up by the leader.
+// Peers that do not answer within probeWait, or answer term 0 or 1, are
+// part of a fresh start: the node bootstraps with the same peers as they
+// did, hashicorp/raft's usual way (identical bootstrap configurations are
+// safe, and a cluster that never elected a leader holds no data).
+
+// electedTerm is the lowest term of a cluster that has elected a leader.
+const electedTerm = 2
 
 // probeWait bounds the probe of the other peers.
 const probeWait = 2 * time.Second
@@ -64,7 +68,7 @@ func (n *Node) existingCluster(peers []Peer) (id string, term uint64, ok bool) {
 	for ; asked > 0; asked-- {
 		select {
 		case r := <-results:
-			if r.err == nil && r.term > 0 {
+			if r.err == nil && r.term >= electedTerm {
 				return r.id, r.term, true
 			}
 			n.log.Debug().Str("peer", r.id).Uint64("term", r.term).AnErr("probe_err", r.err).

@@ -62,8 +62,9 @@ type Config struct {
 	// bound and advertised to the peers. Ignored with Transport.
 	Addr string
 	// Peers is the initial voter set (--raft-peers). A node with no raft
-	// state bootstraps the cluster with it, unless another peer has state
-	// (then it waits to be added); a node with state ignores it.
+	// state bootstraps the cluster with it, unless another peer belongs to
+	// a cluster that elected a leader (then it waits to be added); a node
+	// with state ignores it.
 	// Empty: wait to be added by a running cluster.
 	Peers []Peer
 	// Dir holds the raft log, stable store and snapshots (DIR/raft);

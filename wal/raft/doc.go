@@ -48,7 +48,8 @@
 // AddVoter and RemoveServer change the voter set on the leader (a node
 // that lost its disk: remove it, start it empty, add it back; it catches
 // up from a snapshot). A node with no state bootstraps from Config.Peers
-// only if no other peer answers a probe with a raft term (bootstrap.go):
+// only if no other peer answers a probe with the term of a cluster that
+// has elected a leader (bootstrap.go):
 // a wiped node restarted with its usual flags waits to be added instead of
 // founding a second cluster. Stats is the node's view: state,
 // leader, term, indexes, entries and records proposed (their ratio is the
