@@ -222,6 +222,7 @@ func (p *clusterProc) start(t *testing.T, all []*clusterProc) {
 	require.NoError(t, cmd.Start())
 	p.mu.Lock()
 	p.cmd, p.leadTerm, p.adminAddr, p.tlsAddr = cmd, 0, "", ""
+	p.logs = nil // this run's lines only
 	p.mu.Unlock()
 	t.Cleanup(func() {
 		_ = cmd.Process.Kill()
