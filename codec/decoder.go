@@ -36,6 +36,12 @@ func NewDecoder(maxJobSize uint32) *Decoder {
 	return &Decoder{maxJob: maxJobSize}
 }
 
+// MakeDecoder is NewDecoder as a value, to embed in a larger per-connection struct (one
+// allocation instead of two). Copy it only before first use.
+func MakeDecoder(maxJobSize uint32) Decoder {
+	return Decoder{maxJob: maxJobSize}
+}
+
 // Decode looks at in (all bytes received and not yet consumed, in order) and returns the next
 // command.
 //
@@ -205,6 +211,11 @@ func (d *Decoder) DropBody() {
 // server uses this for accounting when the connection closes mid-body. A too-big body being
 // swallowed does not count.
 func (d *Decoder) InBody() bool { return d.state == stateBody }
+
+// Idle reports whether the decoder holds nothing between commands: no pending body, nothing
+// being swallowed. An idle decoder may be Reset and reused for another connection without
+// changing what the first one decodes next.
+func (d *Decoder) Idle() bool { return d.state == stateLine }
 
 // Reset returns the decoder to its initial state, dropping any pending body, so it can serve
 // a new connection. The maximum job size is kept.

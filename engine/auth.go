@@ -23,7 +23,7 @@ func (cn *conn) gate(cmd *codec.Command) bool {
 		return false
 	}
 	if cmd.Op == codec.OpPutHeader && cmd.Err == nil {
-		cn.dec.DropBody()
+		cn.rx.dec.DropBody()
 	}
 	mark := len(cn.out)
 	cn.out = append(cn.out, codec.Unauthorized...)

@@ -26,20 +26,20 @@ func (cn *conn) watch(cmd *codec.Command)  { cn.watching(cn.sess.Watch(cmd.Name)
 func (cn *conn) ignore(cmd *codec.Command) { cn.watching(cn.sess.Ignore(cmd.Name)) }
 
 func (cn *conn) listTubes(*codec.Command) {
-	cn.names = cn.srv.queue.ListTubes(cn.names[:0])
-	cn.okDoc(codec.AppendYAMLList(cn.scratch[:0], cn.names))
-	clear(cn.names)
+	cn.rx.names = cn.srv.queue.ListTubes(cn.rx.names[:0])
+	cn.okDoc(codec.AppendYAMLList(cn.rx.scratch[:0], cn.rx.names))
+	clear(cn.rx.names)
 }
 
 func (cn *conn) listTubesWatched(*codec.Command) {
-	cn.names = cn.sess.Watched(cn.names[:0])
-	cn.okDoc(codec.AppendYAMLList(cn.scratch[:0], cn.names))
-	clear(cn.names)
+	cn.rx.names = cn.sess.Watched(cn.rx.names[:0])
+	cn.okDoc(codec.AppendYAMLList(cn.rx.scratch[:0], cn.rx.names))
+	clear(cn.rx.names)
 }
 
 func (cn *conn) stats(*codec.Command) {
 	st := cn.srv.queue.Stats()
-	cn.okDoc(cn.srv.appendStats(cn.scratch[:0], &st))
+	cn.okDoc(cn.srv.appendStats(cn.rx.scratch[:0], &st))
 }
 
 func (cn *conn) statsTube(cmd *codec.Command) {
@@ -48,7 +48,7 @@ func (cn *conn) statsTube(cmd *codec.Command) {
 		cn.fail(err)
 		return
 	}
-	cn.okDoc(appendTubeStats(cn.scratch[:0], &ts))
+	cn.okDoc(appendTubeStats(cn.rx.scratch[:0], &ts))
 }
 
 func (cn *conn) statsJob(cmd *codec.Command) {
@@ -57,7 +57,7 @@ func (cn *conn) statsJob(cmd *codec.Command) {
 		cn.fail(err)
 		return
 	}
-	cn.okDoc(appendJobStats(cn.scratch[:0], &js))
+	cn.okDoc(appendJobStats(cn.rx.scratch[:0], &js))
 }
 
 func (cn *conn) pauseTube(cmd *codec.Command) {
@@ -71,7 +71,7 @@ func (cn *conn) statsCluster(*codec.Command) {
 	if cn.srv.cfg.ClusterStats != nil {
 		info = cn.srv.cfg.ClusterStats()
 	}
-	cn.okDoc(appendClusterStats(cn.scratch[:0], &info))
+	cn.okDoc(appendClusterStats(cn.rx.scratch[:0], &info))
 }
 
 // clearTube answers CLEARED once the one journal record of the clear is
@@ -92,13 +92,13 @@ func (cn *conn) clearTube(cmd *codec.Command) {
 var listStates = [len(codec.ListStates)]jobs.State{jobs.Ready, jobs.Delayed, jobs.Buried, jobs.Reserved}
 
 func (cn *conn) listJobs(cmd *codec.Command) {
-	ids, err := cn.srv.queue.ListJobs(cmd.Name, listStates[cmd.State], int(cmd.ID), int(cmd.Count), cn.ids[:0])
-	cn.ids = ids[:0]
+	ids, err := cn.srv.queue.ListJobs(cmd.Name, listStates[cmd.State], int(cmd.ID), int(cmd.Count), cn.rx.ids[:0])
+	cn.rx.ids = ids[:0]
 	if err != nil {
 		cn.fail(err)
 		return
 	}
-	cn.okDoc(codec.AppendIDList(cn.scratch[:0], ids))
+	cn.okDoc(codec.AppendIDList(cn.rx.scratch[:0], ids))
 }
 
 // quit holds back everything after it; the connection closes once the

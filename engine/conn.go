@@ -2,7 +2,6 @@ package engine
 
 import (
 	"net"
-	"sync"
 	"sync/atomic"
 
 	"github.com/panjf2000/gnet/v2"
@@ -30,13 +29,10 @@ type conn struct {
 	gc   transport
 	fd   int
 	sess *jobs.Session
-	dec  *codec.Decoder
+	rx   *connRx // nil until the first input: an idle connection has none
 
-	out     []byte      // replies of this callback, written once at its end
-	held    heldReplies // replies waiting behind a journal commit
-	scratch []byte      // a YAML document before it is framed
-	names   []string    // tube names for the list replies
-	ids     []uint64    // job ids for list-jobs
+	out  []byte      // replies of this callback, written once at its end
+	held heldReplies // replies waiting behind a journal commit
 
 	remote       net.Addr // the peer, for the logs
 	authed       bool     // auth passed, or not required
@@ -60,6 +56,23 @@ type conn struct {
 	busy atomic.Bool // replies not yet fully written (read by Stop)
 }
 
+// connRx is the part of a connection's state that only executing commands
+// use. A connection borrows one from the Server's pool when input arrives
+// and gives it back when a serve ends between commands (the decoder holds
+// nothing), so that an idle connection - most of a client pool - does not
+// carry a decoder and scratch buffers.
+type connRx struct {
+	dec codec.Decoder
+	// cmd is the command being executed. It lives here, not on the stack,
+	// because the handlers are called through a table and so it would move
+	// to the heap: one allocation per command. Its views (Name, Token,
+	// Body) are cleared after each command.
+	cmd     codec.Command
+	scratch []byte   // a YAML document before it is framed
+	names   []string // tube names for the list replies
+	ids     []uint64 // job ids for list-jobs
+}
+
 // serve is OnTraffic: new input arrived, or the connection was woken (a
 // reserve outcome, a journal commit, a tick while stalled).
 func (cn *conn) serve() gnet.Action {
@@ -74,10 +87,42 @@ func (cn *conn) serve() gnet.Action {
 		defer cn.noteState()
 	}
 	a := cn.step()
+	if cn.rx != nil && cn.rx.dec.Idle() {
+		cn.srv.putRx(cn.rx)
+		cn.rx = nil
+	}
 	if a == gnet.None && !cn.closed && cn.account() {
 		return gnet.Close
 	}
 	return a
+}
+
+// rxKeepCap: scratch buffers that grew past this are not kept in the pool.
+const rxKeepCap = 16 << 10
+
+// getRx takes a connRx from the pool (see connRx).
+func (s *Server) getRx() *connRx {
+	if rx, ok := s.rxPool.Get().(*connRx); ok {
+		return rx
+	}
+	return &connRx{dec: codec.MakeDecoder(s.cfg.MaxJobSize)}
+}
+
+// putRx resets rx and returns it to the pool.
+func (s *Server) putRx(rx *connRx) {
+	rx.dec.Reset()
+	rx.cmd = codec.Command{}
+	rx.scratch = rx.scratch[:0]
+	if cap(rx.scratch) > rxKeepCap {
+		rx.scratch = nil
+	}
+	if cap(rx.names) > rxKeepCap/16 {
+		rx.names = nil
+	}
+	if cap(rx.ids) > rxKeepCap/8 {
+		rx.ids = nil
+	}
+	s.rxPool.Put(rx)
 }
 
 // step does serve's work: deliver a reserve outcome, run the buffered
@@ -119,6 +164,12 @@ func (cn *conn) takeOutcome() bool {
 // command holds the rest back (a pending reserve, quit, a full reply queue).
 func (cn *conn) decodeAll() {
 	cn.stall = false
+	if cn.rx == nil {
+		if cn.gc.InboundBuffered() == 0 {
+			return
+		}
+		cn.rx = cn.srv.getRx()
+	}
 	for !cn.blocked() {
 		avail := cn.gc.InboundBuffered()
 		if avail == 0 {
@@ -142,34 +193,23 @@ func (cn *conn) decodeAll() {
 // bytes were consumed, and whether it stopped for want of input (rather than
 // because it was blocked).
 func (cn *conn) decode(in []byte) (off int, needInput bool) {
-	cmd := cmdPool.Get().(*codec.Command)
-	defer putCmd(cmd)
 	for !cn.blocked() {
 		if off < len(in) && cn.overLimit() { // with no input left, nothing waits
 			cn.stall = true
 			return off, false
 		}
+		rx := cn.rx
 		var n int
 		var ok bool
-		*cmd, n, ok = cn.dec.Decode(in[off:])
+		rx.cmd, n, ok = rx.dec.Decode(in[off:])
 		off += n
 		if !ok {
 			return off, true
 		}
-		cn.exec(cmd)
+		cn.exec(&rx.cmd)
+		rx.cmd.Name, rx.cmd.Token, rx.cmd.Body = nil, nil, nil
 	}
 	return off, false
-}
-
-// cmdPool holds the commands decode fills: exec's handler table makes a
-// command escape, and one heap command per request (~150 B of garbage) was
-// most of what a put left behind, raising the GC's heap goal with a
-// million jobs queued. Handlers never keep the pointer.
-var cmdPool = sync.Pool{New: func() any { return new(codec.Command) }}
-
-func putCmd(c *codec.Command) {
-	*c = codec.Command{} // drop the body and views
-	cmdPool.Put(c)
 }
 
 // blocked reports whether later commands must wait.

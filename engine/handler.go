@@ -4,8 +4,6 @@ import (
 	"net"
 
 	"github.com/panjf2000/gnet/v2"
-
-	"github.com/stalkd/stalkd/codec"
 )
 
 // handler is the gnet event handler of a Server. gnet calls OnOpen,
@@ -49,7 +47,7 @@ func (h *handler) OnClose(gc gnet.Conn, err error) gnet.Action {
 // certified: the client presented a certificate verified against the
 // client CA (mutual TLS), which stands in for an auth token.
 func (s *Server) openConn(t transport, fd int, remote net.Addr, certified bool) *conn {
-	cn := &conn{srv: s, gc: t, fd: fd, dec: codec.NewDecoder(s.cfg.MaxJobSize)}
+	cn := &conn{srv: s, gc: t, fd: fd}
 	cn.authed, cn.remote = len(s.tokens) == 0 || certified, remote
 	cn.idle.stamp.Store(s.now())
 	s.reg.add(cn)
@@ -75,6 +73,10 @@ func (cn *conn) end(err error) {
 		cn.answerAtEOF()
 	}
 	cn.closed = true
+	if cn.rx != nil {
+		s.putRx(cn.rx)
+		cn.rx = nil
+	}
 	cn.released()
 	cn.sess.Close()
 	s.reg.remove(cn)

@@ -62,7 +62,7 @@ func (cn *conn) fail(err error) {
 
 // okDoc answers with a YAML document; doc is kept as the scratch buffer.
 func (cn *conn) okDoc(doc []byte) {
-	cn.scratch = doc
+	cn.rx.scratch = doc
 	mark := len(cn.out)
 	cn.out = codec.AppendOK(cn.out, doc)
 	cn.done(mark, 0, "")

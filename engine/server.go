@@ -42,6 +42,7 @@ type Server struct {
 	runErr error         // why the server stopped on its own, read after done
 
 	reg        registry
+	rxPool     sync.Pool    // *connRx, lent to connections while they execute
 	open       atomic.Int64 // connections accepted and not yet closed
 	stopping   atomic.Bool
 	serveOnce  sync.Once
