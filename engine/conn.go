@@ -31,8 +31,8 @@ type conn struct {
 	sess *jobs.Session
 	rx   *connRx // nil until the first input: an idle connection has none
 
-	out  []byte      // replies of this callback, written once at its end
-	held heldReplies // replies waiting behind a journal commit
+	out  []byte       // replies of this callback, written once at its end
+	held *heldReplies // replies waiting behind a journal commit (nil until one waits)
 
 	remote       net.Addr // the peer, for the logs
 	authed       bool     // auth passed, or not required

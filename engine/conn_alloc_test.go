@@ -82,4 +82,5 @@ func TestIdleConnHoldsNoDecoder(t *testing.T) {
 	require.Equal(t, gnet.None, a.serve())
 	assert.Equal(t, "INSERTED 1\r\nUSING default\r\n", string(ma.out))
 	assert.Nil(t, a.rx)
+	assert.Nil(t, a.held, "nothing waited for a journal")
 }

@@ -50,8 +50,8 @@ func (cn *conn) answerAtEOF() {
 // on a duplicate of its socket, as their commits arrive (see finish).
 func (s *Server) finishLater(cn *conn) {
 	if f, ok := cn.gc.(interface{ finishHeld(heldReplies) }); ok {
-		f.finishHeld(cn.held) // a TLS connection finishes them itself
-		cn.held = heldReplies{}
+		f.finishHeld(*cn.held) // a TLS connection finishes them itself
+		cn.held = nil
 		return
 	}
 	fd, err := cn.gc.Dup()
@@ -60,8 +60,8 @@ func (s *Server) finishLater(cn *conn) {
 		return
 	}
 	f := os.NewFile(uintptr(fd), "client")
-	h := cn.held
-	cn.held = heldReplies{}
+	h := *cn.held
+	cn.held = nil
 	s.finishers.Add(1)
 	go s.finish(f, h)
 }

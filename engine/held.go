@@ -19,11 +19,16 @@ type heldEntry struct {
 	end  int    // end offset of the entry's bytes in buf
 }
 
-// empty reports whether nothing is held.
-func (h *heldReplies) empty() bool { return len(h.entries) == 0 }
+// empty reports whether nothing is held (a nil h holds nothing).
+func (h *heldReplies) empty() bool { return h == nil || len(h.entries) == 0 }
 
 // size is the number of bytes held.
-func (h *heldReplies) size() int { return len(h.buf) }
+func (h *heldReplies) size() int {
+	if h == nil {
+		return 0
+	}
+	return len(h.buf)
+}
 
 // addReady appends a reply that needs no commit; it is sent as soon as
 // everything before it is.

@@ -88,6 +88,9 @@ func (cn *conn) done(mark int, seq uint64, fail string) {
 	if seq == 0 && cn.held.empty() {
 		return
 	}
+	if cn.held == nil {
+		cn.held = new(heldReplies) // kept: a durable client holds often
+	}
 	if seq == 0 {
 		cn.held.addReady(cn.out[mark:])
 	} else {
