@@ -170,7 +170,7 @@ func (cn *conn) decodeAll() {
 		}
 		cn.rx = cn.srv.getRx()
 	}
-	for !cn.blocked() {
+	for !cn.blocked() && cn.rx != nil {
 		avail := cn.gc.InboundBuffered()
 		if avail == 0 {
 			return
@@ -207,6 +207,9 @@ func (cn *conn) decode(in []byte) (off int, needInput bool) {
 			return off, true
 		}
 		cn.exec(&rx.cmd)
+		if cn.rx != rx { // the connection ended inline and gave rx back
+			return off, false
+		}
 		rx.cmd.Name, rx.cmd.Token, rx.cmd.Body = nil, nil, nil
 	}
 	return off, false
