@@ -93,25 +93,47 @@ func (cn *conn) released() {
 }
 
 // releaseSoon hands freed memory back to the system, off the event loops,
-// at most once per releaseEvery.
+// at most once per releaseEvery. A request made while a hand-back is
+// scheduled or just happened is not dropped: it is served when that
+// hand-back's gap ends (slow readers rarely all leave within one second).
 func (s *Server) releaseSoon() {
+	s.releaseWanted.Store(true)
 	if !s.releasing.CompareAndSwap(false, true) {
-		return
+		return // the hand-back in progress looks again when its gap ends
 	}
-	time.AfterFunc(time.Second, func() {
-		// Two collections: gnet's buffer pools (sync.Pool) keep what
-		// they were given for one collection more.
-		runtime.GC()
-		debug.FreeOSMemory()
-		s.releases.Add(1)
-		time.AfterFunc(releaseEvery, func() { s.releasing.Store(false) })
+	s.after(time.Second, s.release)
+}
+
+func (s *Server) release() {
+	s.releaseWanted.Store(false)
+	// Two collections: gnet's buffer pools (sync.Pool) keep what they were
+	// given for one collection more.
+	runtime.GC()
+	debug.FreeOSMemory()
+	s.releases.Add(1)
+	s.after(releaseEvery, func() {
+		s.releasing.Store(false)
+		if s.releaseWanted.Load() {
+			s.releaseSoon()
+		}
 	})
 }
 
 // heldState is the Server's side of the count.
 type heldState struct {
-	held       atomic.Int64 // bytes held for clients that do not keep up
-	releasing  atomic.Bool  // a hand-back is scheduled or just happened
-	releases   atomic.Int64 // hand-backs done (for tests)
-	overBudget rateLog
+	held          atomic.Int64 // bytes held for clients that do not keep up
+	releasing     atomic.Bool  // a hand-back is scheduled or just happened
+	releaseWanted atomic.Bool  // a connection that held a lot closed since the last hand-back began
+	releases      atomic.Int64 // hand-backs done (for tests)
+	overBudget    rateLog
+	// afterFunc runs f after d (time.AfterFunc when nil; tests drive it).
+	afterFunc func(d time.Duration, f func())
+}
+
+func (h *heldState) after(d time.Duration, f func()) {
+	if h.afterFunc != nil {
+		h.afterFunc(d, f)
+		return
+	}
+	time.AfterFunc(d, f)
 }
