@@ -22,7 +22,7 @@ type wholeRec struct{ index, id uint64 }
 // Open scans the segments. Only Open's goroutine uses it; the Log then
 // adopts locs as its job index.
 type image struct {
-	jobs     []jobs.Record     // whole records in order of first appearance; deleted: ID 0
+	jobs     recordList        // whole records in order of first appearance; deleted: ID 0
 	locs     locTable          // live job id -> latest whole record
 	whole    []wholeRec        // every whole record, in index order
 	live     int64             // sum of the locs' sizes
@@ -32,15 +32,39 @@ type image struct {
 	orphans  int               // updates and deletes of jobs the log no longer holds
 }
 
-// newImage sizes the image for a log of logBytes bytes (a small job takes
-// some 60 bytes), so that 1M jobs do not pay for repeated map growth.
+// newImage sizes the image's list of whole records for a log of logBytes
+// bytes (a small job takes some 128 bytes of log), so that 1M jobs do not
+// pay for repeated growth; the records themselves go in chunks allocated
+// as they come, so an estimate too large costs nothing.
 func newImage(logBytes int64) *image {
-	n := int(min(logBytes/64, 1<<24))
+	n := int(min(logBytes/128, 1<<24))
 	return &image{
-		jobs:  make([]jobs.Record, 0, n),
 		whole: make([]wholeRec, 0, n),
 		tubes: make(map[string]string),
 	}
+}
+
+// recordList holds records in fixed-size chunks: appending never copies
+// what is there, and no more than one chunk is allocated ahead of use.
+type recordList struct {
+	chunks [][]jobs.Record
+	n      int
+}
+
+const recordChunk = 1 << 12
+
+func (rl *recordList) len() int { return rl.n }
+
+func (rl *recordList) at(i int32) *jobs.Record {
+	return &rl.chunks[i/recordChunk][i%recordChunk]
+}
+
+func (rl *recordList) append(r jobs.Record) {
+	if rl.n%recordChunk == 0 {
+		rl.chunks = append(rl.chunks, make([]jobs.Record, recordChunk))
+	}
+	rl.chunks[rl.n/recordChunk][rl.n%recordChunk] = r
+	rl.n++
 }
 
 // apply folds entry index (size bytes in its segment) into the image.
@@ -72,10 +96,10 @@ func (m *image) apply(e *decoded, index uint64, size int) {
 		rec.Body = append(make([]byte, 0, len(r.Body)), r.Body...)
 		if known {
 			m.live -= int64(lc.size)
-			m.jobs[lc.pos] = rec
+			*m.jobs.at(lc.pos) = rec
 		} else {
-			lc.pos = int32(len(m.jobs))
-			m.jobs = append(m.jobs, rec)
+			lc.pos = int32(m.jobs.len())
+			m.jobs.append(rec)
 		}
 		lc.index, lc.size = index, uint32(size)
 		m.live += int64(size)
@@ -86,7 +110,7 @@ func (m *image) apply(e *decoded, index uint64, size int) {
 			m.orphans++ // its whole record was compacted away
 			return
 		}
-		applyUpdate(&m.jobs[lc.pos], r)
+		applyUpdate(m.jobs.at(lc.pos), r)
 	case jobs.RecDelete:
 		if !known {
 			m.orphans++
@@ -108,7 +132,7 @@ func (m *image) remove(id uint64) {
 
 func (m *image) drop(id uint64, lc loc) {
 	m.live -= int64(lc.size)
-	m.jobs[lc.pos] = jobs.Record{}
+	*m.jobs.at(lc.pos) = jobs.Record{}
 	m.locs.del(id)
 }
 
@@ -130,9 +154,11 @@ func (m *image) intern(b []byte) string {
 
 // each calls fn for each live job in order of first appearance.
 func (m *image) each(fn func(r *jobs.Record)) {
-	for i := range m.jobs {
-		if m.jobs[i].ID != 0 {
-			fn(&m.jobs[i])
+	for _, c := range m.jobs.chunks {
+		for i := range c {
+			if c[i].ID != 0 {
+				fn(&c[i])
+			}
 		}
 	}
 }
