@@ -1,0 +1,257 @@
+package enginetest
+
+import (
+	"bufio"
+	"encoding/hex"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// The barrier of the differential tests: "the server has nothing more to
+// say" without waiting for a quiet window. A server that has read every byte
+// a client sent, and whose event loop then sleeps in epoll_wait, has
+// answered everything it will answer to those bytes: both servers run their
+// connections on one thread each (beanstalkd has one; stalkd is started
+// with one event loop), they write a reply before going back to epoll, and
+// a reply still pending to be written would keep epoll_wait from sleeping
+// (the socket is writable, the interest level-triggered). The kernel tells
+// both facts: the server socket's receive queue (/proc/net/tcp), and the
+// system call the loop's thread sleeps in (/proc/PID/task/TID/syscall, on
+// the epoll descriptor that watches the socket). Linux only.
+//
+// What it does not cover: a reply a timer produces later (a TTR, a
+// reserve-with-timeout); scripts wait for those explicitly.
+
+// Settle waits until the server process pid (os.Getpid() for one in this
+// process) has read every byte sent on c and its event loop sleeps with
+// nothing to do, then returns. It fails after Timeout, and on a system
+// without /proc.
+func Settle(c net.Conn, pid int) error {
+	local, ok1 := c.LocalAddr().(*net.TCPAddr)
+	remote, ok2 := c.RemoteAddr().(*net.TCPAddr)
+	if !ok1 || !ok2 {
+		return fmt.Errorf("settle: %v is not a TCP connection", c.LocalAddr())
+	}
+	deadline := time.Now().Add(Timeout)
+	var why string
+	for {
+		var err error
+		if why, err = settled(local, remote, pid); err != nil {
+			return err
+		}
+		if why == "" {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("settle: server %d not idle after %v: %s", pid, Timeout, why)
+		}
+		runtime.Gosched()
+		time.Sleep(200 * time.Microsecond) // a poll interval, not a window: the state is re-read
+	}
+}
+
+// settled returns "" when the conditions hold, else which one does not.
+func settled(local, remote *net.TCPAddr, pid int) (string, error) {
+	ours, err := findSocket(local, remote)
+	if err != nil {
+		return "", err
+	}
+	theirs, err := findSocket(remote, local)
+	if err != nil {
+		return "", err
+	}
+	if ours == nil || theirs == nil {
+		return "", fmt.Errorf("settle: no socket %v <-> %v in /proc/net/tcp", local, remote)
+	}
+	if ours.txQueue != 0 {
+		return fmt.Sprintf("%d bytes not yet acknowledged", ours.txQueue), nil
+	}
+	if theirs.rxQueue != 0 {
+		return fmt.Sprintf("%d bytes not yet read by the server", theirs.rxQueue), nil
+	}
+	fd, err := fdOfInode(pid, theirs.inode)
+	if err != nil {
+		return "", err
+	}
+	epfds, err := epollWatching(pid, fd)
+	if err != nil {
+		return "", err
+	}
+	if len(epfds) == 0 {
+		return "", fmt.Errorf("settle: no epoll descriptor of %d watches its fd %d", pid, fd)
+	}
+	if sleepingIn(pid, epfds) {
+		return "", nil
+	}
+	return "the event loop is not asleep in epoll_wait", nil
+}
+
+// sock is one row of /proc/net/tcp.
+type sock struct {
+	state            int
+	txQueue, rxQueue int64
+	inode            string
+}
+
+// findSocket returns the kernel's row for the socket bound to local and
+// connected to remote (remote nil: a listening socket on local's port).
+func findSocket(local, remote *net.TCPAddr) (*sock, error) {
+	for _, file := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
+		f, err := os.Open(file)
+		if err != nil {
+			if os.IsNotExist(err) {
+				continue
+			}
+			return nil, err
+		}
+		sc := bufio.NewScanner(f)
+		sc.Scan() // header
+		for sc.Scan() {
+			fl := strings.Fields(sc.Text())
+			if len(fl) < 10 {
+				continue
+			}
+			if !sameAddr(fl[1], local) {
+				continue
+			}
+			st, _ := strconv.ParseInt(fl[3], 16, 32)
+			if remote == nil && st != tcpListen || remote != nil && !sameAddr(fl[2], remote) {
+				continue
+			}
+			tx, rx, _ := strings.Cut(fl[4], ":")
+			s := &sock{state: int(st), inode: fl[9]}
+			s.txQueue, _ = strconv.ParseInt(tx, 16, 64)
+			s.rxQueue, _ = strconv.ParseInt(rx, 16, 64)
+			f.Close()
+			return s, nil
+		}
+		f.Close()
+	}
+	return nil, nil
+}
+
+const tcpListen = 0x0A
+
+// sameAddr compares a /proc/net/tcp address ("0100007F:1F90", the IP in
+// host byte order word by word) with a.
+func sameAddr(field string, a *net.TCPAddr) bool {
+	h, p, ok := strings.Cut(field, ":")
+	if !ok {
+		return false
+	}
+	port, err := strconv.ParseUint(p, 16, 16)
+	if err != nil || int(port) != a.Port {
+		return false
+	}
+	raw, err := hex.DecodeString(h)
+	if err != nil || len(raw)%4 != 0 {
+		return false
+	}
+	for i := 0; i < len(raw); i += 4 { // each 32-bit word is little-endian
+		raw[i], raw[i+1], raw[i+2], raw[i+3] = raw[i+3], raw[i+2], raw[i+1], raw[i]
+	}
+	return net.IP(raw).Equal(a.IP)
+}
+
+// Listening reports whether the kernel lists a listening TCP socket on addr.
+func Listening(addr string) bool {
+	a, err := net.ResolveTCPAddr("tcp", addr)
+	if err != nil {
+		return false
+	}
+	s, err := findSocket(a, nil)
+	return err == nil && s != nil
+}
+
+// fdOfInode returns pid's descriptor for the socket inode.
+func fdOfInode(pid int, inode string) (int, error) {
+	dir := fmt.Sprintf("/proc/%d/fd", pid)
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return 0, err
+	}
+	want := "socket:[" + inode + "]"
+	for _, e := range ents {
+		if l, err := os.Readlink(filepath.Join(dir, e.Name())); err == nil && l == want {
+			return strconv.Atoi(e.Name())
+		}
+	}
+	return 0, fmt.Errorf("settle: process %d has no descriptor for socket %s", pid, inode)
+}
+
+// epollWatching returns pid's epoll descriptors that watch fd.
+func epollWatching(pid, fd int) ([]int, error) {
+	dir := fmt.Sprintf("/proc/%d/fdinfo", pid)
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []int
+	for _, e := range ents {
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			f := strings.Fields(line)
+			if len(f) >= 2 && f[0] == "tfd:" && f[1] == strconv.Itoa(fd) {
+				n, _ := strconv.Atoi(e.Name())
+				out = append(out, n)
+				break
+			}
+		}
+	}
+	return out, nil
+}
+
+// epollWaits are the numbers of epoll_wait, epoll_pwait and epoll_pwait2.
+var epollWaits = map[string][]string{
+	"amd64": {"232", "281", "441"},
+	"arm64": {"22", "441"},
+}
+
+// sleepingIn reports whether a thread of pid sleeps in an epoll wait on one
+// of epfds. /proc/PID/task/TID/syscall names the call only for a thread
+// blocked in it ("running" otherwise).
+func sleepingIn(pid int, epfds []int) bool {
+	dir := fmt.Sprintf("/proc/%d/task", pid)
+	tasks, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	for _, task := range tasks {
+		b, err := os.ReadFile(filepath.Join(dir, task.Name(), "syscall"))
+		if err != nil {
+			continue
+		}
+		f := strings.Fields(string(b))
+		if len(f) < 2 || !contains(epollWaits[runtime.GOARCH], f[0]) {
+			continue
+		}
+		fd, err := strconv.ParseInt(strings.TrimPrefix(f[1], "0x"), 16, 64)
+		if err != nil {
+			continue
+		}
+		for _, e := range epfds {
+			if int64(e) == fd {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
