@@ -2,6 +2,7 @@ package difftest
 
 import (
 	"fmt"
+	"github.com/stalkd/stalkd/engine/enginetest"
 	"strconv"
 	"strings"
 )
@@ -10,26 +11,6 @@ import (
 // server's raw replies (before masks and rewrites) and returns an error when
 // the intent is not met.
 type check func(rs []reply) error
-
-// yamlPair is one "key: value" line of a YAML reply body.
-type yamlPair struct{ key, value string }
-
-// parseDoc splits a stats-like YAML document ("---\n" then "key: value\n"
-// lines) into its pairs, in order. ok is false if the body has another shape.
-func parseDoc(body []byte) (pairs []yamlPair, ok bool) {
-	s, found := strings.CutPrefix(string(body), "---\n")
-	if !found || !strings.HasSuffix(s, "\n") {
-		return nil, false
-	}
-	for _, line := range strings.Split(strings.TrimSuffix(s, "\n"), "\n") {
-		k, v, found := strings.Cut(line, ": ")
-		if !found {
-			return nil, false
-		}
-		pairs = append(pairs, yamlPair{k, v})
-	}
-	return pairs, true
-}
 
 // unquote strips the double quotes 1.13 puts around some string values, so
 // checks read the same value from both servers.
@@ -42,16 +23,16 @@ func unquote(v string) string {
 
 // docOf returns the pairs of the last reply's document (the only one, in
 // most steps).
-func docOf(rs []reply) ([]yamlPair, error) {
+func docOf(rs []reply) ([]enginetest.Pair, error) {
 	if len(rs) > 1 {
 		rs = rs[len(rs)-1:]
 	}
-	if len(rs) == 0 || !rs[0].hasBody {
+	if len(rs) == 0 || !rs[0].HasBody {
 		return nil, fmt.Errorf("no document in %q", render(rs))
 	}
-	pairs, ok := parseDoc(rs[0].body)
+	pairs, ok := enginetest.ParseYAMLPairs(rs[0].Body)
 	if !ok {
-		return nil, fmt.Errorf("not a YAML mapping: %q", rs[0].body)
+		return nil, fmt.Errorf("not a YAML mapping: %q", rs[0].Body)
 	}
 	return pairs, nil
 }
@@ -66,7 +47,7 @@ func fields(kv ...string) check {
 		}
 		got := make(map[string]string, len(pairs))
 		for _, p := range pairs {
-			got[p.key] = unquote(p.value)
+			got[p.Key] = unquote(p.Value)
 		}
 		for _, want := range kv {
 			k, v, _ := strings.Cut(want, ": ")
@@ -87,10 +68,10 @@ func between(key string, lo, hi int64) check {
 			return err
 		}
 		for _, p := range pairs {
-			if p.key == key {
-				n, err := strconv.ParseInt(p.value, 10, 64)
+			if p.Key == key {
+				n, err := strconv.ParseInt(p.Value, 10, 64)
 				if err != nil || n < lo || n > hi {
-					return fmt.Errorf("%s: got %q, want %d..%d", key, p.value, lo, hi)
+					return fmt.Errorf("%s: got %q, want %d..%d", key, p.Value, lo, hi)
 				}
 				return nil
 			}
@@ -109,7 +90,7 @@ func keys(want ...string) check {
 		}
 		got := make([]string, len(pairs))
 		for i, p := range pairs {
-			got[i] = p.key
+			got[i] = p.Key
 		}
 		if strings.Join(got, ",") != strings.Join(want, ",") {
 			return fmt.Errorf("keys:\n got  %v\n want %v", got, want)
@@ -126,7 +107,7 @@ func list(items ...string) check {
 		for _, it := range items {
 			want += "- " + it + "\n"
 		}
-		if len(rs) == 0 || string(rs[0].body) != want {
+		if len(rs) == 0 || string(rs[0].Body) != want {
 			return fmt.Errorf("list: got %q, want %q", render(rs), want)
 		}
 		return nil
@@ -140,8 +121,8 @@ func heads(prefixes ...string) check {
 		ok := len(rs) == len(prefixes)
 		got := make([]string, len(rs))
 		for i, r := range rs {
-			got[i] = r.head
-			ok = ok && strings.HasPrefix(r.head, prefixes[i])
+			got[i] = r.Head
+			ok = ok && strings.HasPrefix(r.Head, prefixes[i])
 		}
 		if !ok {
 			return fmt.Errorf("reply lines: got %q, want prefixes %q", got, prefixes)

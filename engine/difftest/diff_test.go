@@ -3,6 +3,7 @@ package difftest
 import (
 	"flag"
 	"fmt"
+	"github.com/stalkd/stalkd/engine/enginetest"
 	"strings"
 	"sync"
 	"testing"
@@ -32,7 +33,7 @@ func allScripts() []script {
 // TestDiff plays every script against the reference and stalkd, each script
 // on a fresh pair of servers, and compares the replies step by step.
 func TestDiff(t *testing.T) {
-	path := referencePath(t)
+	enginetest.Reference(t) // skips the test where the reference is not installed
 	all := allScripts()
 	seen := make(map[string]bool)
 	for _, sc := range all {
@@ -46,7 +47,7 @@ func TestDiff(t *testing.T) {
 			t.Run(sc.name, func(t *testing.T) {
 				t.Parallel()
 				rec.ran()
-				runScript(t, path, sc, rec)
+				runScript(t, sc, rec)
 			})
 		}
 	})
@@ -64,15 +65,15 @@ func TestDiff(t *testing.T) {
 
 // runScript plays sc against both servers concurrently, then checks the
 // script's intent and compares the replies step by step.
-func runScript(t *testing.T, refPath string, sc script, rec *usage) {
-	ref := startReference(t, refPath, sc.maxJob)
-	other := startCandidate(t, refPath, sc.maxJob)
+func runScript(t *testing.T, sc script, rec *usage) {
+	ref := startReference(t, sc.maxJob)
+	other := startCandidate(t, sc.maxJob)
 
 	var refRS, otherRS [][]reply
 	var wg sync.WaitGroup
 	wg.Add(2)
-	go func() { defer wg.Done(); refRS = play(ref.addr, sc) }()
-	go func() { defer wg.Done(); otherRS = play(other.addr, sc) }()
+	go func() { defer wg.Done(); refRS = play(ref, sc) }()
+	go func() { defer wg.Done(); otherRS = play(other, sc) }()
 	wg.Wait()
 
 	for i, st := range sc.steps {
@@ -109,9 +110,9 @@ func runScript(t *testing.T, refPath string, sc script, rec *usage) {
 
 // startCandidate starts the server compared with the reference: stalkd, or a
 // second reference with -difftest.self.
-func startCandidate(t *testing.T, refPath string, maxJob uint32) target {
+func startCandidate(t *testing.T, maxJob uint32) target {
 	if *selfFlag {
-		tg := startReference(t, refPath, maxJob)
+		tg := startReference(t, maxJob)
 		tg.name = "reference2"
 		return tg
 	}

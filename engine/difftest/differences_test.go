@@ -2,6 +2,7 @@ package difftest
 
 import (
 	"fmt"
+	"github.com/stalkd/stalkd/engine/enginetest"
 	"regexp"
 	"strconv"
 	"strings"
@@ -116,20 +117,20 @@ const (
 )
 
 // kindOf tells which document a reply carries, if any.
-func kindOf(r reply) (docKind, []yamlPair) {
-	if r.note != "" || !r.hasBody || !strings.HasPrefix(r.head, "OK ") {
+func kindOf(r reply) (docKind, []enginetest.Pair) {
+	if r.Note != "" || !r.HasBody || !strings.HasPrefix(r.Head, "OK ") {
 		return "", nil
 	}
-	pairs, ok := parseDoc(r.body)
+	pairs, ok := enginetest.ParseYAMLPairs(r.Body)
 	if !ok || len(pairs) < 2 {
 		return "", nil
 	}
 	switch {
-	case pairs[0].key == "current-jobs-urgent":
+	case pairs[0].Key == "current-jobs-urgent":
 		return docStats, pairs
-	case pairs[0].key == "name":
+	case pairs[0].Key == "name":
 		return docTube, pairs
-	case pairs[0].key == "id" && pairs[1].key == "tube":
+	case pairs[0].Key == "id" && pairs[1].Key == "tube":
 		return docJob, pairs
 	}
 	return "", nil
@@ -148,29 +149,29 @@ func editValues(k docKind, key string, fn func(x stepCtx, v string) (string, err
 				continue
 			}
 			for j, p := range pairs {
-				if p.key != key {
+				if p.Key != key {
 					continue
 				}
-				v, err := fn(x, p.value)
+				v, err := fn(x, p.Value)
 				if err != nil {
 					return nil, false, err
 				}
-				if v != p.value {
-					pairs[j].value = v
+				if v != p.Value {
+					pairs[j].Value = v
 					changed = true
 				}
 			}
-			out[i] = r.withBody(encodeDoc(pairs))
+			out[i] = r.WithBody(encodeDoc(pairs))
 		}
 		return out, changed, nil
 	}
 }
 
 // encodeDoc renders pairs as the servers do: "---\n" then "key: value\n".
-func encodeDoc(pairs []yamlPair) []byte {
+func encodeDoc(pairs []enginetest.Pair) []byte {
 	b := []byte("---\n")
 	for _, p := range pairs {
-		b = append(b, p.key+": "+p.value+"\n"...)
+		b = append(b, p.Key+": "+p.Value+"\n"...)
 	}
 	return b
 }
@@ -209,8 +210,8 @@ func yamlList(_ stepCtx, rs []reply) ([]reply, bool, error) {
 	changed := false
 	out := append([]reply(nil), rs...)
 	for i, r := range out {
-		body := string(r.body)
-		if r.note != "" || !r.hasBody || !strings.HasPrefix(r.head, "OK ") || !strings.HasPrefix(body, "---\n- ") {
+		body := string(r.Body)
+		if r.Note != "" || !r.HasBody || !strings.HasPrefix(r.Head, "OK ") || !strings.HasPrefix(body, "---\n- ") {
 			continue
 		}
 		items := strings.Split(strings.TrimSuffix(strings.TrimPrefix(body, "---\n"), "\n"), "\n")
@@ -224,7 +225,7 @@ func yamlList(_ stepCtx, rs []reply) ([]reply, bool, error) {
 			doc = append(doc, '\n')
 		}
 		if string(doc) != body {
-			out[i] = r.withBody(doc)
+			out[i] = r.WithBody(doc)
 			changed = true
 		}
 	}
@@ -243,10 +244,10 @@ func windowEdgeCRLF(x stepCtx, rs []reply) ([]reply, bool, error) {
 	if m == nil || len(m[1])%224 != 223 {
 		return rs, false, nil
 	}
-	if len(rs) == 0 || rs[0].head != "BAD_FORMAT" {
+	if len(rs) == 0 || rs[0].Head != "BAD_FORMAT" {
 		return nil, false, fmt.Errorf("window edge: the reference answered %q", render(rs))
 	}
-	return append([]reply{rs[0], {head: "USING default"}}, rs[1:]...), true, nil
+	return append([]reply{rs[0], {Head: "USING default"}}, rs[1:]...), true, nil
 }
 
 // ourVersion: the reference's quoted version becomes stalkd's.
@@ -294,5 +295,5 @@ func strictReserveTimeout(x stepCtx, rs []reply) ([]reply, bool, error) {
 	if err == nil && arg[0] >= '0' && arg[0] <= '9' && n <= limit {
 		return rs, false, nil
 	}
-	return []reply{{head: "BAD_FORMAT"}}, true, nil
+	return []reply{{Head: "BAD_FORMAT"}}, true, nil
 }

@@ -2,6 +2,8 @@ package difftest
 
 import (
 	"bufio"
+	"fmt"
+	"github.com/stalkd/stalkd/engine/enginetest"
 	"strings"
 	"testing"
 
@@ -28,19 +30,19 @@ func TestReadReplyShapes(t *testing.T) {
 		{"", "<EOF>"},
 	}
 	for _, c := range cases {
-		got := readReply(bufio.NewReader(strings.NewReader(c.in)))
+		got := enginetest.ReadReply(bufio.NewReader(strings.NewReader(c.in)))
 		assert.Equal(t, c.want, got.String(), "input %q", c.in)
 	}
 }
 
 func TestParseRepliesCountsReplies(t *testing.T) {
-	rs, eof := parseReplies("USING a\r\nOK 3\r\n---\r\nRESERVED 1 0\r\n\r\n<EOF>")
+	rs, eof := enginetest.ParseReplies("USING a\r\nOK 3\r\n---\r\nRESERVED 1 0\r\n\r\n<EOF>")
 	assert.True(t, eof)
 	assert.Len(t, rs, 3)
-	rs, eof = parseReplies("")
+	rs, eof = enginetest.ParseReplies("")
 	assert.False(t, eof)
 	assert.Empty(t, rs)
-	assert.Panics(t, func() { parseReplies("OK 9\r\nshort\r\n") })
+	assert.Panics(t, func() { enginetest.ParseReplies("OK 9\r\nshort\r\n") })
 }
 
 // A 1.12 stats document, shortened to the keys the table touches.
@@ -78,7 +80,7 @@ func TestNormalizeRewritesAndMasks(t *testing.T) {
 }
 
 func TestStrictReserveTimeout(t *testing.T) {
-	timedOut := []reply{{head: "TIMED_OUT"}}
+	timedOut := []reply{{Head: "TIMED_OUT"}}
 	for arg, bad := range map[string]bool{
 		"0": false, "00": false, "  5": false, "2147483647": false,
 		"2147483648": true, "-1": false, "-2147483648": false, "-2147483649": true, "- 1": true, "-": true, "+0": true, "\t0": true, "0 ": true, "0 x": true, "": true, "abc": true,
@@ -96,6 +98,25 @@ func TestStrictReserveTimeout(t *testing.T) {
 
 // docReply is an OK reply carrying body.
 func docReply(body string) []reply {
-	r := reply{head: "OK 0", hasBody: true}
-	return []reply{r.withBody([]byte(body))}
+	r := reply{Head: "OK 0", HasBody: true}
+	return []reply{r.WithBody([]byte(body))}
+}
+
+// A step that expects no reply sees the reply that does come, on both
+// servers, with no time window: the barrier waits for the server, not for
+// the clock.
+func TestQuietStepSeesLateReplies(t *testing.T) {
+	for _, tg := range []target{startReference(t, 0), startStalkd(t, 0)} {
+		sc := script{steps: []step{
+			say("a", "list-tube-", ""),
+			say("a", "used\r\nuse b\r\n", ""),            // expects nothing, gets two replies
+			say("a", "put 0 0 0 1\r\nx\r\nquit\r\n", ""), // and the close
+		}}
+		for i := range 10 {
+			got := play(tg, sc)
+			assert.Empty(t, got[0], tg.name)
+			assert.Equal(t, "USING default\r\nUSING b\r\n", render(got[1]), tg.name)
+			assert.Equal(t, fmt.Sprintf("INSERTED %d\r\n<EOF>", i+1), render(got[2]), tg.name)
+		}
+	}
 }

@@ -2,6 +2,7 @@ package difftest
 
 import (
 	"fmt"
+	"github.com/stalkd/stalkd/engine/enginetest"
 	"strings"
 	"time"
 )
@@ -14,13 +15,13 @@ type script struct {
 }
 
 // step is one exchange on one connection: optional writes, then the replies
-// to read (or a quiet window, or the end of the stream).
+// to read (or none, or the end of the stream).
 type step struct {
 	conn    string        // connection name; "" is "a". Opened on first use.
 	send    []string      // written in order, one write each
-	gap     time.Duration // pause between the writes of send
+	split   bool          // each part of send is read by the server before the next leaves
 	replies int           // number of replies to read
-	quiet   bool          // expect no byte within quietWindow
+	quiet   bool          // expect no reply once the server has handled what it got (enginetest.Settle)
 	eof     bool          // expect the server to close after the replies
 	hangup  bool          // close the connection from the client side
 	shut    bool          // half-close: shut the client's write side after sending
@@ -30,22 +31,23 @@ type step struct {
 	checks  []check       // intent checks, run on both servers' raw replies
 }
 
-// quietWindow is how long a step waits to be sure no reply comes.
-const quietWindow = 200 * time.Millisecond
-
 // say writes send in one write and expects exactly want from the reference
 // (and the same from stalkd, modulo the differences table). want is a
 // literal transcript: the replies' bytes, "<EOF>" at the end if the server
-// must close the connection; an empty want means no reply within
-// quietWindow.
+// must close the connection; an empty want means no reply once the server
+// has read and handled every byte sent (enginetest.Settle: the kernel says
+// so, no time window).
 func say(conn, send, want string) step {
-	return sayParts(conn, 0, want, send)
+	s := sayParts(conn, want, send)
+	s.split = false
+	return s
 }
 
-// sayParts is say with send split into several writes, gap apart.
-func sayParts(conn string, gap time.Duration, want string, parts ...string) step {
-	rs, eof := parseReplies(want)
-	return step{conn: conn, send: parts, gap: gap, replies: len(rs), eof: eof,
+// sayParts is say with send split into several writes, each read by the
+// server before the next is sent.
+func sayParts(conn string, want string, parts ...string) step {
+	rs, eof := enginetest.ParseReplies(want)
+	return step{conn: conn, send: parts, split: true, replies: len(rs), eof: eof,
 		quiet: len(rs) == 0 && !eof, want: &want}
 }
 
@@ -56,7 +58,7 @@ func expect(conn, want string) step {
 	return s
 }
 
-// silent expects nothing on conn within quietWindow, sending nothing.
+// silent expects nothing on conn, sending nothing.
 func silent(conn string) step { return expect(conn, "") }
 
 // ask writes send and reads n replies without pinning their bytes: the two
@@ -77,8 +79,8 @@ func pause(d time.Duration) step {
 	return step{sleep: d}
 }
 
-// hangup closes conn from the client side, then pauses so the server has
-// noticed before the next step.
+// hangup closes conn from the client side, then waits until the server has
+// closed its end too before the next step.
 func hangup(conn string) step {
 	return step{conn: conn, hangup: true}
 }

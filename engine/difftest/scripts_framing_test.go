@@ -2,7 +2,6 @@ package difftest
 
 import (
 	"strings"
-	"time"
 )
 
 // Framing: where a line ends, the 224-byte line buffer and its window
@@ -48,7 +47,7 @@ var framingScripts = []script{
 		say("a", pad(1000)+"\r\nuse zz\r\n", "BAD_FORMAT\r\nUSING zz\r\n"),
 	}},
 	{name: "framing/over-long-line-in-pieces", steps: []step{
-		sayParts("a", 20*time.Millisecond, "BAD_FORMAT\r\nUSING zz\r\n",
+		sayParts("a", "BAD_FORMAT\r\nUSING zz\r\n",
 			pad(100), pad(200), pad(300), "\r", "\nuse zz\r\n"),
 	}},
 	{name: "framing/window-edge-at-447", steps: []step{
@@ -80,8 +79,8 @@ var framingScripts = []script{
 		say("a", " \r\n", "UNKNOWN_COMMAND\r\n"),
 	}},
 	{name: "framing/command-split-byte-by-byte", steps: []step{
-		sayParts("a", 2*time.Millisecond, "INSERTED 1\r\n", strings.Split(putCmd(3, 0, 60, "hello"), "")...),
-		sayParts("a", 2*time.Millisecond, "FOUND 1 5\r\nhello\r\n", strings.Split("peek-ready\r\n", "")...),
+		sayParts("a", "INSERTED 1\r\n", strings.Split(putCmd(3, 0, 60, "hello"), "")...),
+		sayParts("a", "FOUND 1 5\r\nhello\r\n", strings.Split("peek-ready\r\n", "")...),
 	}},
 	{name: "framing/crlf-split-between-writes", steps: []step{
 		say("a", "list-tube-used\r", ""),

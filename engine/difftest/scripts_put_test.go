@@ -3,7 +3,6 @@ package difftest
 import (
 	"fmt"
 	"strings"
-	"time"
 )
 
 // Numbers: read_u32/read_u64 (spaces only, digits only, overflow, nothing
@@ -155,7 +154,7 @@ var putScripts = []script{
 		ask("a", "stats\r\n", 1, fields("cmd-put: 100", "current-jobs-ready: 100", "current-jobs-urgent: 100")),
 	}},
 	{name: "put/body-in-pieces", steps: []step{
-		sayParts("a", 20*time.Millisecond, "INSERTED 1\r\n", "put 10 0 6", "0 5\r", "\nhel", "lo", "\r", "\n"),
+		sayParts("a", "INSERTED 1\r\n", "put 10 0 6", "0 5\r", "\nhel", "lo", "\r", "\n"),
 		say("a", "reserve\r\n", "RESERVED 1 5\r\nhello\r\n"),
 		ask("a", "stats-job 1\r\n", 1, fields("pri: 10", "ttr: 60", "state: reserved"),
 			between("time-left", 58, 60)),

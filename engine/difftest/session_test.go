@@ -5,21 +5,20 @@ import (
 	"errors"
 	"io"
 	"net"
-	"syscall"
 	"time"
+
+	"github.com/stalkd/stalkd/engine/enginetest"
 )
 
-// Timing of the client side. Generous: the tests must pass on a loaded
-// 2-core CI box, and a reply that is on time costs nothing.
-const (
-	replyTimeout = 5 * time.Second        // for a reply that should come at once
-	settleTime   = 100 * time.Millisecond // after a client-side close, for the server to notice
-)
+// replyTimeout bounds the wait for a reply that should come. Generous: the
+// tests must pass on a loaded 2-core CI box, and a reply that is on time
+// costs nothing.
+const replyTimeout = enginetest.Timeout
 
 // session plays one script against one server, over its named connections.
 // It is used by one goroutine.
 type session struct {
-	addr  string
+	tg    target
 	conns map[string]*client
 }
 
@@ -29,11 +28,11 @@ type client struct {
 	br *bufio.Reader
 }
 
-// play runs every step of sc against the server at addr and returns each
-// step's replies. Failures (a refused dial, a timeout) are recorded as
+// play runs every step of sc against the server tg and returns each step's
+// replies. Failures (a refused dial, a timeout) are recorded as
 // pseudo-replies, never fatal: the comparison reports them.
-func play(addr string, sc script) [][]reply {
-	s := &session{addr: addr, conns: make(map[string]*client)}
+func play(tg target, sc script) [][]reply {
+	s := &session{tg: tg, conns: make(map[string]*client)}
 	defer s.closeAll()
 	out := make([][]reply, len(sc.steps))
 	for i, st := range sc.steps {
@@ -50,21 +49,28 @@ func (s *session) step(st step) []reply {
 	}
 	c, err := s.conn(st.connName())
 	if err != nil {
-		return []reply{{note: "dial: " + err.Error()}}
+		return []reply{{Note: "dial: " + err.Error()}}
 	}
 	if st.hangup {
+		local, remote := c.c.LocalAddr(), c.c.RemoteAddr()
 		_ = c.c.Close()
 		delete(s.conns, st.connName())
-		time.Sleep(settleTime)
+		if err := enginetest.Closed(local, remote); err != nil {
+			return []reply{{Note: err.Error()}}
+		}
 		return nil
 	}
 	for i, p := range st.send {
-		if i > 0 && st.gap > 0 {
-			time.Sleep(st.gap)
+		if i > 0 && st.split {
+			// The server has read and handled the previous part before
+			// this one leaves: each part is a read of its own.
+			if err := enginetest.Settle(c.c, s.tg.pid); err != nil {
+				return []reply{{Note: err.Error()}}
+			}
 		}
 		_ = c.c.SetWriteDeadline(time.Now().Add(replyTimeout))
 		if _, err := c.c.Write([]byte(p)); err != nil {
-			return []reply{{note: "write: " + err.Error()}}
+			return []reply{{Note: "write: " + err.Error()}}
 		}
 	}
 	if st.shut {
@@ -73,42 +79,76 @@ func (s *session) step(st step) []reply {
 		}
 	}
 	if st.quiet {
-		return c.readUntil(time.Now().Add(quietWindow))
+		return c.settled(s.tg.pid)
 	}
 	_ = c.c.SetReadDeadline(time.Now().Add(replyTimeout + st.wait))
 	var rs []reply
 	for range st.replies {
-		r := readReply(c.br)
+		r := enginetest.ReadReply(c.br)
 		rs = append(rs, r)
-		if r.note != "" {
+		if r.Note != "" {
 			return rs
 		}
 	}
 	if st.eof {
-		rs = append(rs, c.readUntil(time.Now().Add(replyTimeout))...)
+		rs = append(rs, c.readToEOF()...)
 	}
 	return rs
 }
 
-// readUntil reads whatever replies arrive before deadline, and the end of the
-// stream if it comes. Nothing arriving is the empty transcript.
-func (c *client) readUntil(deadline time.Time) []reply {
-	_ = c.c.SetReadDeadline(deadline)
+// settled waits until the server has handled every byte sent and sleeps
+// (enginetest.Settle), then returns the replies it had sent by then, and the
+// end of the stream if it closed the connection. Nothing is the empty
+// transcript.
+func (c *client) settled(pid int) []reply {
+	if err := enginetest.Settle(c.c, pid); err != nil {
+		return []reply{{Note: err.Error()}}
+	}
+	var rs []reply
+	_ = c.c.SetReadDeadline(time.Now().Add(replyTimeout))
+	for {
+		unread, err := enginetest.Unread(c.c)
+		if err != nil {
+			return append(rs, reply{Note: err.Error()})
+		}
+		if unread == 0 && c.br.Buffered() == 0 {
+			if closedByPeer(c.c) {
+				return append(rs, c.readToEOF()...)
+			}
+			return rs
+		}
+		r := enginetest.ReadReply(c.br)
+		rs = append(rs, r)
+		if r.Note != "" {
+			return rs
+		}
+	}
+}
+
+// closedByPeer reports whether the server has closed its end of c.
+func closedByPeer(c net.Conn) bool {
+	closed, err := enginetest.PeerClosed(c)
+	return err == nil && closed
+}
+
+// readToEOF reads replies until the end of the stream.
+func (c *client) readToEOF() []reply {
+	_ = c.c.SetReadDeadline(time.Now().Add(replyTimeout))
 	var rs []reply
 	for {
 		if _, err := c.br.Peek(1); err != nil {
+			if errors.Is(err, io.EOF) {
+				return append(rs, reply{Note: enginetest.NoteEOF})
+			}
 			var ne net.Error
 			if errors.As(err, &ne) && ne.Timeout() {
-				return rs
+				return append(rs, reply{Note: enginetest.NoteTimeout})
 			}
-			if errors.Is(err, io.EOF) {
-				return append(rs, reply{note: noteEOF})
-			}
-			return append(rs, reply{note: err.Error()})
+			return append(rs, reply{Note: err.Error()})
 		}
-		r := readReply(c.br)
+		r := enginetest.ReadReply(c.br)
 		rs = append(rs, r)
-		if r.note != "" {
+		if r.Note != "" {
 			return rs
 		}
 	}
@@ -119,7 +159,7 @@ func (s *session) conn(name string) (*client, error) {
 	if c, ok := s.conns[name]; ok {
 		return c, nil
 	}
-	nc, err := dial(s.addr)
+	nc, err := dial(s.tg.addr)
 	if err != nil {
 		return nil, err
 	}
@@ -135,16 +175,5 @@ func (s *session) closeAll() {
 	}
 }
 
-// dial connects to addr. A refused connection is retried for a while: the
-// reference prints its bound address before it calls listen(), and a refused
-// attempt never reaches the server, so it skews no counter.
-func dial(addr string) (net.Conn, error) {
-	deadline := time.Now().Add(replyTimeout)
-	for {
-		nc, err := net.DialTimeout("tcp", addr, replyTimeout)
-		if err == nil || !errors.Is(err, syscall.ECONNREFUSED) || time.Now().After(deadline) {
-			return nc, err
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
+// dial connects to addr. Both servers listen before their start returns.
+func dial(addr string) (net.Conn, error) { return net.DialTimeout("tcp", addr, replyTimeout) }

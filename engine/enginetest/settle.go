@@ -66,11 +66,17 @@ func settled(local, remote *net.TCPAddr, pid int) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if ours == nil || theirs == nil {
+	if ours == nil {
 		return "", fmt.Errorf("settle: no socket %v <-> %v in /proc/net/tcp", local, remote)
 	}
 	if ours.txQueue != 0 {
 		return fmt.Sprintf("%d bytes not yet acknowledged", ours.txQueue), nil
+	}
+	if ours.state == tcpCloseWait {
+		return "", nil // the server closed the connection: it will say nothing more on it
+	}
+	if theirs == nil {
+		return "", fmt.Errorf("settle: no socket %v <-> %v in /proc/net/tcp", remote, local)
 	}
 	if theirs.rxQueue != 0 {
 		return fmt.Sprintf("%d bytes not yet read by the server", theirs.rxQueue), nil
@@ -136,7 +142,67 @@ func findSocket(local, remote *net.TCPAddr) (*sock, error) {
 	return nil, nil
 }
 
-const tcpListen = 0x0A
+// TCP states in /proc/net/tcp.
+const (
+	tcpEstablished = 0x01
+	tcpCloseWait   = 0x08
+	tcpListen      = 0x0A
+)
+
+// Unread returns how many bytes the kernel holds for the client to read on
+// c (its receive queue): after Settle, the replies the server has sent.
+func Unread(c net.Conn) (int, error) {
+	local, ok1 := c.LocalAddr().(*net.TCPAddr)
+	remote, ok2 := c.RemoteAddr().(*net.TCPAddr)
+	if !ok1 || !ok2 {
+		return 0, fmt.Errorf("unread: %v is not a TCP connection", c.LocalAddr())
+	}
+	s, err := findSocket(local, remote)
+	if err != nil || s == nil {
+		return 0, fmt.Errorf("unread: no socket %v <-> %v: %v", local, remote, err)
+	}
+	return int(s.rxQueue), nil
+}
+
+// PeerClosed reports whether the server has closed its end of c (the
+// client's socket is in CLOSE_WAIT).
+func PeerClosed(c net.Conn) (bool, error) {
+	local, ok1 := c.LocalAddr().(*net.TCPAddr)
+	remote, ok2 := c.RemoteAddr().(*net.TCPAddr)
+	if !ok1 || !ok2 {
+		return false, fmt.Errorf("peerclosed: %v is not a TCP connection", c.LocalAddr())
+	}
+	s, err := findSocket(local, remote)
+	if err != nil || s == nil {
+		return false, fmt.Errorf("peerclosed: no socket %v <-> %v: %v", local, remote, err)
+	}
+	return s.state == tcpCloseWait, nil
+}
+
+// Closed waits until the server's end of the connection from local to
+// remote (a connection the client has closed) is closed by the server too:
+// the server has noticed the hang-up. It fails after Timeout.
+func Closed(local, remote net.Addr) error {
+	l, ok1 := local.(*net.TCPAddr)
+	r, ok2 := remote.(*net.TCPAddr)
+	if !ok1 || !ok2 {
+		return fmt.Errorf("closed: %v is not a TCP connection", local)
+	}
+	deadline := time.Now().Add(Timeout)
+	for {
+		s, err := findSocket(r, l)
+		if err != nil {
+			return err
+		}
+		if s == nil || s.state != tcpEstablished && s.state != tcpCloseWait {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("closed: the server did not close %v <-> %v within %v", r, l, Timeout)
+		}
+		time.Sleep(200 * time.Microsecond)
+	}
+}
 
 // sameAddr compares a /proc/net/tcp address ("0100007F:1F90", the IP in
 // host byte order word by word) with a.
