@@ -59,17 +59,17 @@ func TestAuthRefusesEveryCommandFirst(t *testing.T) {
 		if !ok {
 			continue
 		}
-		c.do(line+"\r\n", "UNAUTHORIZED\r\n")
+		c.Do(line+"\r\n", "UNAUTHORIZED\r\n")
 	}
-	c.do("reserve\r\nreserve-with-timeout 5\r\n", "UNAUTHORIZED\r\nUNAUTHORIZED\r\n")
-	c.do("bogus\r\nput x\r\n\r\n", "UNAUTHORIZED\r\nUNAUTHORIZED\r\nUNAUTHORIZED\r\n")
+	c.Do("reserve\r\nreserve-with-timeout 5\r\n", "UNAUTHORIZED\r\nUNAUTHORIZED\r\n")
+	c.Do("bogus\r\nput x\r\n\r\n", "UNAUTHORIZED\r\nUNAUTHORIZED\r\nUNAUTHORIZED\r\n")
 	assert.Equal(t, [64]uint64{}, s.Queue().Stats().Cmds, "nothing was counted")
 	assert.Zero(t, s.Queue().Stats().TotalJobs)
 
-	c.do("auth "+goodToken+"\r\n", "AUTHENTICATED\r\n")
-	c.do("list-tube-used\r\n", "USING default\r\n")
-	c.do("quit\r\n", "")
-	c.expectEOF()
+	c.Do("auth "+goodToken+"\r\n", "AUTHENTICATED\r\n")
+	c.Do("list-tube-used\r\n", "USING default\r\n")
+	c.Do("quit\r\n", "")
+	c.ExpectEOF()
 }
 
 // A put refused before auth does not have its body read as commands, even
@@ -77,11 +77,11 @@ func TestAuthRefusesEveryCommandFirst(t *testing.T) {
 func TestAuthPutBodyIsNeverParsed(t *testing.T) {
 	s, _ := startAuthServer(t)
 	c := dial(t, s)
-	c.do("put 0 0 10 17\r\nclear-tube dflt\r\n\r\n", "UNAUTHORIZED\r\n")
-	c.do("put 0 0 10 100000\r\n"+strings.Repeat("use x\r\n", 14285)+"abcde\r\n", "UNAUTHORIZED\r\n")
-	c.do("auth "+goodToken+"\r\nlist-tube-used\r\n", "AUTHENTICATED\r\nUSING default\r\n")
+	c.Do("put 0 0 10 17\r\nclear-tube dflt\r\n\r\n", "UNAUTHORIZED\r\n")
+	c.Do("put 0 0 10 100000\r\n"+strings.Repeat("use x\r\n", 14285)+"abcde\r\n", "UNAUTHORIZED\r\n")
+	c.Do("auth "+goodToken+"\r\nlist-tube-used\r\n", "AUTHENTICATED\r\nUSING default\r\n")
 	assert.Zero(t, s.Queue().Stats().TotalJobs)
-	c.do("put 0 0 10 2\r\nok\r\n", "INSERTED 1\r\n")
+	c.Do("put 0 0 10 2\r\nok\r\n", "INSERTED 1\r\n")
 }
 
 // Wrong, then right; three wrong tokens close the connection, and the log
@@ -89,16 +89,16 @@ func TestAuthPutBodyIsNeverParsed(t *testing.T) {
 func TestAuthFailures(t *testing.T) {
 	s, logs := startAuthServer(t)
 	c := dial(t, s)
-	c.do("auth nope\r\n", "UNAUTHORIZED\r\n")
-	c.do("auth another-token\r\n", "AUTHENTICATED\r\n")
-	c.do("auth wrong-again\r\n", "UNAUTHORIZED\r\n")
-	c.do("list-tube-used\r\n", "USING default\r\n")
+	c.Do("auth nope\r\n", "UNAUTHORIZED\r\n")
+	c.Do("auth another-token\r\n", "AUTHENTICATED\r\n")
+	c.Do("auth wrong-again\r\n", "UNAUTHORIZED\r\n")
+	c.Do("list-tube-used\r\n", "USING default\r\n")
 
 	d := dial(t, s)
-	d.do("auth "+goodToken+"x\r\n", "UNAUTHORIZED\r\n")
-	d.do("auth x"+goodToken+"\r\n", "UNAUTHORIZED\r\n")
-	d.do("auth "+goodToken[:10]+"\r\n", "UNAUTHORIZED\r\n")
-	d.expectEOF()
+	d.Do("auth "+goodToken+"x\r\n", "UNAUTHORIZED\r\n")
+	d.Do("auth x"+goodToken+"\r\n", "UNAUTHORIZED\r\n")
+	d.Do("auth "+goodToken[:10]+"\r\n", "UNAUTHORIZED\r\n")
+	d.ExpectEOF()
 	require.Eventually(t, func() bool { return strings.Contains(logs.String(), "repeated wrong auth tokens") },
 		ioTimeout, ioTimeout/100)
 	assert.NotContains(t, logs.String(), goodToken[:10])
@@ -107,16 +107,16 @@ func TestAuthFailures(t *testing.T) {
 	assert.Contains(t, logs.String(), `"remote_addr":"127.0.0.1:`)
 
 	q := dial(t, s)
-	q.do("quit\r\n", "")
-	q.expectEOF()
+	q.Do("quit\r\n", "")
+	q.ExpectEOF()
 }
 
 // Without tokens, nothing is gated and auth with any token is accepted.
 func TestAuthOffByDefault(t *testing.T) {
 	s := startServer(t)
 	c := dial(t, s)
-	c.do("list-tube-used\r\nauth anything\r\n", "USING default\r\nAUTHENTICATED\r\n")
-	c.do("auth a b\r\nauth \r\n", "BAD_FORMAT\r\nBAD_FORMAT\r\n")
+	c.Do("list-tube-used\r\nauth anything\r\n", "USING default\r\nAUTHENTICATED\r\n")
+	c.Do("auth a b\r\nauth \r\n", "BAD_FORMAT\r\nBAD_FORMAT\r\n")
 }
 
 // Garbage thrown at the gate, in random pieces, gets nothing but
@@ -139,9 +139,9 @@ func TestAuthGateGarbage(t *testing.T) {
 				b.WriteString(words[r.IntN(len(words))])
 			}
 		}
-		_, _ = c.c.Write([]byte(b.String()))
-		require.NoError(t, c.closeWriteErr())
-		all, _ := io.ReadAll(c.r)
+		_, _ = c.NetConn().Write([]byte(b.String()))
+		require.NoError(t, c.CloseWriteErr())
+		all, _ := io.ReadAll(c.Reader())
 		for _, line := range strings.SplitAfter(string(all), "\r\n") {
 			if line != "" {
 				assert.Equal(t, "UNAUTHORIZED\r\n", line, "input %q", b.String())
@@ -152,7 +152,7 @@ func TestAuthGateGarbage(t *testing.T) {
 	assert.Zero(t, st.TotalJobs)
 	assert.Equal(t, 1, st.Tubes)
 	c := dial(t, s)
-	c.do("auth "+goodToken+"\r\nput 0 0 10 1\r\nx\r\n", "AUTHENTICATED\r\nINSERTED 1\r\n")
+	c.Do("auth "+goodToken+"\r\nput 0 0 10 1\r\nx\r\n", "AUTHENTICATED\r\nINSERTED 1\r\n")
 }
 
 // The README's recipe for go-beanstalk: dial, send auth, read its line,

@@ -2,11 +2,8 @@ package engine
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
-	"io"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -31,14 +28,14 @@ func TestSlowReader(t *testing.T) {
 	s := startServer(t, func(c *Config) { c.SlowReaderLimit = 256 << 10 })
 	c := dial(t, s)
 	body := bytes.Repeat([]byte("b"), size)
-	c.do(fmt.Sprintf("put 0 0 10 %d\r\n%s\r\n", size, body), "INSERTED 1\r\n")
+	c.Do(fmt.Sprintf("put 0 0 10 %d\r\n%s\r\n", size, body), "INSERTED 1\r\n")
 	go func() { // the writes block once the server stops reading
 		var req strings.Builder
 		for i := 0; i < peeks; i++ {
 			req.WriteString("peek 1\r\n")
 		}
 		req.WriteString("list-tube-used\r\n")
-		_, _ = c.c.Write([]byte(req.String()))
+		_, _ = c.NetConn().Write([]byte(req.String()))
 	}()
 	require.Eventually(t, func() bool { return stalled(s) == 1 }, ioTimeout, time.Millisecond)
 	done := s.Queue().Stats().Cmds[codec.OpPeek]
@@ -46,22 +43,11 @@ func TestSlowReader(t *testing.T) {
 
 	want := fmt.Sprintf("FOUND 1 %d\r\n%s\r\n", size, body)
 	for i := 0; i < peeks; i++ {
-		c.expect(want)
+		c.Expect(want)
 	}
-	c.expect("USING default\r\n")
+	c.Expect("USING default\r\n")
 	assert.Equal(t, uint64(peeks), s.Queue().Stats().Cmds[codec.OpPeek])
 	require.Eventually(t, func() bool { return stalled(s) == 0 }, ioTimeout, time.Millisecond)
-}
-
-// expectClosed waits for the server to drop the connection (EOF, or a reset
-// because it left input unread).
-func (rc *rawConn) expectClosed() {
-	rc.t.Helper()
-	require.NoError(rc.t, rc.c.SetReadDeadline(time.Now().Add(ioTimeout)))
-	_, err := io.Copy(io.Discard, rc.r)
-	if err != nil {
-		require.True(rc.t, errors.Is(err, syscall.ECONNRESET), "unexpected error %v", err)
-	}
 }
 
 // TestInboundCapWhileReserving: a client blocked in reserve that keeps
@@ -72,17 +58,17 @@ func TestInboundCapWhileReserving(t *testing.T) {
 		c.InboundLimit = 64 << 10
 	})
 	c := dial(t, s)
-	c.send("reserve\r\n")
+	c.Send("reserve\r\n")
 	require.Eventually(t, func() bool { return s.Queue().Stats().Waiting == 1 }, ioTimeout, time.Millisecond)
 	go func() {
 		junk := []byte(strings.Repeat("list-tube-used\r\n", 1<<10))
 		for i := 0; i < 64; i++ {
-			if _, err := c.c.Write(junk); err != nil {
+			if _, err := c.NetConn().Write(junk); err != nil {
 				return
 			}
 		}
 	}()
-	c.expectClosed()
+	c.ExpectClosed()
 	require.Eventually(t, func() bool { return s.reg.count() == 0 }, ioTimeout, time.Millisecond)
 	assert.Zero(t, s.Queue().Stats().Waiting)
 }
@@ -100,7 +86,7 @@ func TestHeldBudget(t *testing.T) {
 	})
 	normal := dial(t, s)
 	body := bytes.Repeat([]byte("b"), size)
-	normal.do(fmt.Sprintf("put 0 0 10 %d\r\n%s\r\n", size, body), "INSERTED 1\r\n")
+	normal.Do(fmt.Sprintf("put 0 0 10 %d\r\n%s\r\n", size, body), "INSERTED 1\r\n")
 	peeks := []byte(strings.Repeat("peek 1\r\n", 8<<10))
 	var slow []*rawConn
 	for range 8 {
@@ -108,7 +94,7 @@ func TestHeldBudget(t *testing.T) {
 		slow = append(slow, c)
 		go func() {
 			for range 64 { // up to 4 MB each, until the server closes it
-				if _, err := c.c.Write(peeks); err != nil {
+				if _, err := c.NetConn().Write(peeks); err != nil {
 					return
 				}
 			}
@@ -116,17 +102,17 @@ func TestHeldBudget(t *testing.T) {
 	}
 	require.Eventually(t, func() bool { return s.overBudget.last.Load() != 0 }, ioTimeout, time.Millisecond,
 		"the budget closed someone")
-	normal.do("list-tube-used\r\n", "USING default\r\n")
+	normal.Do("list-tube-used\r\n", "USING default\r\n")
 	// Over the budget only between a connection's growth and its close:
 	// at most one connection per event loop.
 	perConn := int64(s.cfg.StalledInboundLimit + s.cfg.SlowReaderLimit + 2*size + 64<<10)
 	assert.LessOrEqual(t, s.held.Load(), s.cfg.HeldBudget+int64(s.cfg.EventLoops)*perConn)
 	for _, c := range slow {
-		_ = c.c.Close()
+		_ = c.NetConn().Close()
 	}
 	require.Eventually(t, func() bool { return s.held.Load() == 0 }, ioTimeout, time.Millisecond,
 		"every connection's share left the count")
-	normal.do("list-tube-used\r\n", "USING default\r\n")
+	normal.Do("list-tube-used\r\n", "USING default\r\n")
 }
 
 // TestStalledInboundCap: a slow reader that keeps sending is closed past
@@ -138,15 +124,15 @@ func TestStalledInboundCap(t *testing.T) {
 	})
 	c := dial(t, s)
 	body := bytes.Repeat([]byte("b"), 32<<10)
-	c.do(fmt.Sprintf("put 0 0 10 %d\r\n%s\r\n", len(body), body), "INSERTED 1\r\n")
+	c.Do(fmt.Sprintf("put 0 0 10 %d\r\n%s\r\n", len(body), body), "INSERTED 1\r\n")
 	go func() {
 		peeks := []byte(strings.Repeat("peek 1\r\n", 8<<10))
 		for range 64 {
-			if _, err := c.c.Write(peeks); err != nil {
+			if _, err := c.NetConn().Write(peeks); err != nil {
 				return
 			}
 		}
 	}()
-	c.expectClosed()
+	c.ExpectClosed()
 	assert.Less(t, s.Queue().Stats().Cmds[codec.OpPeek], uint64(64*8<<10), "it was closed before all ran")
 }

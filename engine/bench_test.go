@@ -1,9 +1,9 @@
 package engine
 
 import (
+	"github.com/stalkd/stalkd/engine/enginetest"
 	"io"
 	"net"
-	"os/exec"
 	"strconv"
 	"testing"
 
@@ -22,11 +22,7 @@ func BenchmarkPipelinedCycle(b *testing.B) {
 // BenchmarkPipelinedCycleReference runs the same against beanstalkd, for
 // comparison, when it is on PATH.
 func BenchmarkPipelinedCycleReference(b *testing.B) {
-	bin, err := exec.LookPath("beanstalkd")
-	if err != nil {
-		b.Skip("beanstalkd not on PATH")
-	}
-	benchCycle(b, startReference(b, bin, 0))
+	benchCycle(b, enginetest.Reference(b).Addr())
 }
 
 func benchCycle(b *testing.B, addr string) {

@@ -23,10 +23,10 @@ func TestBinaryBodyEveryByte(t *testing.T) {
 	c := dial(t, startServer(t))
 	body := string(allBytes())
 	n := len(body)
-	c.do(fmt.Sprintf("put 0 0 60 %d\r\n%s\r\n", n, body), "INSERTED 1\r\n")
-	c.do("peek 1\r\n", fmt.Sprintf("FOUND 1 %d\r\n%s\r\n", n, body))
-	c.do("reserve\r\n", fmt.Sprintf("RESERVED 1 %d\r\n%s\r\n", n, body))
-	c.do("list-tube-used\r\n", "USING default\r\n")
+	c.Do(fmt.Sprintf("put 0 0 60 %d\r\n%s\r\n", n, body), "INSERTED 1\r\n")
+	c.Do("peek 1\r\n", fmt.Sprintf("FOUND 1 %d\r\n%s\r\n", n, body))
+	c.Do("reserve\r\n", fmt.Sprintf("RESERVED 1 %d\r\n%s\r\n", n, body))
+	c.Do("list-tube-used\r\n", "USING default\r\n")
 }
 
 func TestBytesOneAtATime(t *testing.T) {
@@ -35,23 +35,23 @@ func TestBytesOneAtATime(t *testing.T) {
 	req := fmt.Sprintf("put 0 0 60 %d\r\n%s\r\nuse bytewise\r\n%s\r\nlist-tube-used\r\n",
 		len(body), body, strings.Repeat("z", 300))
 	for i := 0; i < len(req); i++ {
-		c.send(req[i : i+1])
+		c.Send(req[i : i+1])
 	}
-	c.expect("INSERTED 1\r\nUSING bytewise\r\nBAD_FORMAT\r\nUSING bytewise\r\n")
-	c.do("peek 1\r\n", fmt.Sprintf("FOUND 1 %d\r\n%s\r\n", len(body), body))
+	c.Expect("INSERTED 1\r\nUSING bytewise\r\nBAD_FORMAT\r\nUSING bytewise\r\n")
+	c.Do("peek 1\r\n", fmt.Sprintf("FOUND 1 %d\r\n%s\r\n", len(body), body))
 }
 
 func TestMaxJobSizeBoundary(t *testing.T) {
 	s := startServer(t, func(c *Config) { c.MaxJobSize = 1 << 20 })
 	c := dial(t, s)
 	big := bytes.Repeat([]byte("0123456789abcdef"), 1<<16) // exactly 1 MiB
-	c.send(fmt.Sprintf("put 0 0 60 %d\r\n", len(big)))
-	c.send(string(big) + "\r\n")
-	c.expect("INSERTED 1\r\n")
-	c.send(fmt.Sprintf("put 0 0 60 %d\r\n%s", len(big)+1, big))
-	c.send("x\r\nlist-tube-used\r\n")
-	c.expect("JOB_TOO_BIG\r\nUSING default\r\n")
-	c.do("reserve\r\n", fmt.Sprintf("RESERVED 1 %d\r\n%s\r\n", len(big), big))
+	c.Send(fmt.Sprintf("put 0 0 60 %d\r\n", len(big)))
+	c.Send(string(big) + "\r\n")
+	c.Expect("INSERTED 1\r\n")
+	c.Send(fmt.Sprintf("put 0 0 60 %d\r\n%s", len(big)+1, big))
+	c.Send("x\r\nlist-tube-used\r\n")
+	c.Expect("JOB_TOO_BIG\r\nUSING default\r\n")
+	c.Do("reserve\r\n", fmt.Sprintf("RESERVED 1 %d\r\n%s\r\n", len(big), big))
 	st := s.Queue().Stats()
 	require.Equal(t, uint64(1), st.TotalJobs)
 }

@@ -40,7 +40,7 @@ func TestUnixSocketInUse(t *testing.T) {
 	first := startServer(t, func(c *Config) { c.Addr = "unix:" + path })
 	_, err := Start(context.Background(), Config{Addr: "unix:" + path, Logger: testLogger(t)})
 	require.ErrorContains(t, err, "another server is listening on this socket")
-	dialRaw(t, "unix", path).do("list-tube-used\r\n", "USING default\r\n")
+	dialRaw(t, "unix", path).Do("list-tube-used\r\n", "USING default\r\n")
 	assert.Equal(t, path, first.Addr().String())
 
 	// A process that died leaves its socket file behind.
@@ -49,5 +49,5 @@ func TestUnixSocketInUse(t *testing.T) {
 	ln.(*net.UnixListener).SetUnlinkOnClose(false)
 	require.NoError(t, ln.Close())
 	startServer(t, func(c *Config) { c.Addr = "unix:" + ln.Addr().String() })
-	dialRaw(t, "unix", ln.Addr().String()).do("list-tube-used\r\n", "USING default\r\n")
+	dialRaw(t, "unix", ln.Addr().String()).Do("list-tube-used\r\n", "USING default\r\n")
 }

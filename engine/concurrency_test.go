@@ -163,15 +163,15 @@ func TestCloseReleasesReservedJobs(t *testing.T) {
 	s := startServer(t)
 	p := dial(t, s)
 	for i := 1; i <= 3; i++ {
-		p.do("put 0 0 100 1\r\nx\r\n", "INSERTED "+strconv.Itoa(i)+"\r\n")
+		p.Do("put 0 0 100 1\r\nx\r\n", "INSERTED "+strconv.Itoa(i)+"\r\n")
 	}
 	w := dial(t, s)
-	w.send("reserve\r\nreserve\r\nreserve\r\n")
+	w.Send("reserve\r\nreserve\r\nreserve\r\n")
 	for i := 1; i <= 3; i++ {
-		w.expect("RESERVED " + strconv.Itoa(i) + " 1\r\nx\r\n")
+		w.Expect("RESERVED " + strconv.Itoa(i) + " 1\r\nx\r\n")
 	}
 	require.Equal(t, int64(3), s.Queue().Stats().Reserved)
-	require.NoError(t, w.c.Close())
+	require.NoError(t, w.NetConn().Close())
 	require.Eventually(t, func() bool { return s.Queue().Stats().Ready == 3 }, ioTimeout, time.Millisecond)
 	js, err := s.Queue().StatsJob(1)
 	require.NoError(t, err)
@@ -181,11 +181,11 @@ func TestCloseReleasesReservedJobs(t *testing.T) {
 	// A connection closed while blocked in reserve is no longer a waiter: the
 	// next job goes to a live one.
 	b := dial(t, s)
-	b.send("watch other\r\nignore default\r\nreserve\r\n")
-	b.expect("WATCHING 2\r\nWATCHING 1\r\n")
+	b.Send("watch other\r\nignore default\r\nreserve\r\n")
+	b.Expect("WATCHING 2\r\nWATCHING 1\r\n")
 	require.Eventually(t, func() bool { return s.Queue().Stats().Waiting == 1 }, ioTimeout, time.Millisecond)
-	require.NoError(t, b.c.Close())
+	require.NoError(t, b.NetConn().Close())
 	require.Eventually(t, func() bool { return s.Queue().Stats().Waiting == 0 }, ioTimeout, time.Millisecond)
-	p.do("use other\r\nput 0 0 100 1\r\ny\r\n", "USING other\r\nINSERTED 4\r\n")
-	p.do("peek-ready\r\n", "FOUND 4 1\r\ny\r\n")
+	p.Do("use other\r\nput 0 0 100 1\r\ny\r\n", "USING other\r\nINSERTED 4\r\n")
+	p.Do("peek-ready\r\n", "FOUND 4 1\r\ny\r\n")
 }

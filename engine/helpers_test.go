@@ -1,21 +1,18 @@
 package engine
 
 import (
-	"bufio"
 	"context"
-	"io"
+	"github.com/stalkd/stalkd/engine/enginetest"
 	"net"
 	"strconv"
-	"strings"
 	"testing"
-	"time"
 
 	"github.com/rs/zerolog"
 	"github.com/stretchr/testify/require"
 )
 
 // ioTimeout bounds every wait on a socket: generous, for a loaded CI box.
-const ioTimeout = 15 * time.Second
+const ioTimeout = enginetest.Timeout
 
 // testLogger logs to the test's output.
 func testLogger(t testing.TB) zerolog.Logger {
@@ -64,80 +61,14 @@ func addrOf(t testing.TB, s *Server) string {
 	return net.JoinHostPort("127.0.0.1", strconv.Itoa(port(t, s)))
 }
 
-// rawConn is a raw protocol client: it sends bytes and expects exact bytes.
-type rawConn struct {
-	t testing.TB
-	c net.Conn
-	r *bufio.Reader
-}
+// rawConn is the kit's raw protocol client.
+type rawConn = enginetest.Conn
 
+// dialRaw opens a raw connection on network ("tcp", "unix").
 func dialRaw(t testing.TB, network, addr string) *rawConn {
 	t.Helper()
-	c, err := net.DialTimeout(network, addr, ioTimeout)
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = c.Close() })
-	return &rawConn{t: t, c: c, r: bufio.NewReader(c)}
+	return enginetest.DialNetwork(t, network, addr)
 }
 
 // dial opens a raw connection to a TCP server.
-func dial(t testing.TB, s *Server) *rawConn { return dialRaw(t, "tcp", addrOf(t, s)) }
-
-func (rc *rawConn) send(s string) {
-	rc.t.Helper()
-	require.NoError(rc.t, rc.c.SetWriteDeadline(time.Now().Add(ioTimeout)))
-	_, err := io.WriteString(rc.c, s)
-	require.NoError(rc.t, err)
-}
-
-// expect reads exactly len(want) bytes and compares them with want.
-func (rc *rawConn) expect(want string) {
-	rc.t.Helper()
-	require.NoError(rc.t, rc.c.SetReadDeadline(time.Now().Add(ioTimeout)))
-	got := make([]byte, len(want))
-	n, err := io.ReadFull(rc.r, got)
-	require.NoError(rc.t, err, "read %d of %d bytes: %q, want %q", n, len(want), got[:n], want)
-	require.Equal(rc.t, strconv.Quote(want), strconv.Quote(string(got)))
-}
-
-// do sends a request and expects an exact reply.
-func (rc *rawConn) do(send, want string) {
-	rc.t.Helper()
-	rc.send(send)
-	rc.expect(want)
-}
-
-// line reads one reply line, without its CRLF.
-func (rc *rawConn) line() string {
-	rc.t.Helper()
-	require.NoError(rc.t, rc.c.SetReadDeadline(time.Now().Add(ioTimeout)))
-	s, err := rc.r.ReadString('\n')
-	require.NoError(rc.t, err)
-	require.True(rc.t, strings.HasSuffix(s, "\r\n"), "line %q", s)
-	return strings.TrimSuffix(s, "\r\n")
-}
-
-// expectEOF waits for the server to close the connection.
-func (rc *rawConn) expectEOF() {
-	rc.t.Helper()
-	require.NoError(rc.t, rc.c.SetReadDeadline(time.Now().Add(ioTimeout)))
-	b, err := rc.r.ReadByte()
-	require.ErrorIs(rc.t, err, io.EOF, "got byte %q", b)
-}
-
-// closeWrite half-closes the connection.
-func (rc *rawConn) closeWrite() {
-	rc.t.Helper()
-	cw, ok := rc.c.(interface{ CloseWrite() error })
-	require.True(rc.t, ok)
-	require.NoError(rc.t, cw.CloseWrite())
-}
-
-// closeWriteErr half-closes the connection and returns the error.
-func (rc *rawConn) closeWriteErr() error {
-	cw, ok := rc.c.(interface{ CloseWrite() error })
-	if !ok {
-		return io.ErrClosedPipe
-	}
-	_ = rc.c.SetReadDeadline(time.Now().Add(ioTimeout))
-	return cw.CloseWrite()
-}
+func dial(t testing.TB, s *Server) *rawConn { t.Helper(); return enginetest.Dial(t, addrOf(t, s)) }

@@ -35,8 +35,8 @@ func startIdleServer(t *testing.T, timeout time.Duration) (*Server, *jobs.Manual
 func TestIdleTimeout(t *testing.T) {
 	s, clock, q := startIdleServer(t, time.Minute)
 	idle, worker := dial(t, s), dial(t, s)
-	idle.do("list-tube-used\r\n", "USING default\r\n")
-	worker.send("reserve\r\n")
+	idle.Do("list-tube-used\r\n", "USING default\r\n")
+	worker.Send("reserve\r\n")
 	require.Eventually(t, func() bool { return q.Stats().Waiting == 1 }, ioTimeout, time.Millisecond)
 
 	sweep := func() { s.reg.wakeIdle(clock.Now(), int64(time.Minute)) }
@@ -44,24 +44,24 @@ func TestIdleTimeout(t *testing.T) {
 	clock.Advance(59 * time.Second)
 	busy := dial(t, s) // connected late
 	sweep()            // nobody is past the timeout yet
-	busy.do("list-tube-used\r\n", "USING default\r\n")
-	idle.do("list-tube-used\r\n", "USING default\r\n") // restarts its idle time
+	busy.Do("list-tube-used\r\n", "USING default\r\n")
+	idle.Do("list-tube-used\r\n", "USING default\r\n") // restarts its idle time
 
 	clock.Advance(61 * time.Second)
 	sweep()
-	busy.expectEOF() // idle since it last spoke, 61s ago
-	idle.expectEOF()
+	busy.ExpectEOF() // idle since it last spoke, 61s ago
+	idle.ExpectEOF()
 	require.Equal(t, int64(1), q.Stats().Waiting, "the blocked worker is still connected")
 
 	producer := dial(t, s)
-	producer.do("put 0 0 100 1\r\nx\r\n", "INSERTED 1\r\n")
-	worker.expect("RESERVED 1 1\r\nx\r\n")
+	producer.Do("put 0 0 100 1\r\nx\r\n", "INSERTED 1\r\n")
+	worker.Expect("RESERVED 1 1\r\nx\r\n")
 	clock.Advance(30 * time.Second)
 	sweep()
-	worker.do("touch 1\r\n", "TOUCHED\r\n")
+	worker.Do("touch 1\r\n", "TOUCHED\r\n")
 
 	clock.Advance(61 * time.Second)
 	sweep()
-	worker.expectEOF() // idle since the touch
-	producer.expectEOF()
+	worker.ExpectEOF() // idle since the touch
+	producer.ExpectEOF()
 }

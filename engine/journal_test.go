@@ -98,31 +98,31 @@ func holding(t *testing.T, s *Server, n int) {
 func TestRepliesWaitForCommit(t *testing.T) {
 	s, j := startJournaled(t)
 	c := dial(t, s)
-	c.send("put 0 0 10 1\r\nx\r\nuse foo\r\nlist-tube-used\r\nput 0 0 10 1\r\ny\r\n")
+	c.Send("put 0 0 10 1\r\nx\r\nuse foo\r\nlist-tube-used\r\nput 0 0 10 1\r\ny\r\n")
 	holding(t, s, 1)
 	// Commands after the held reply ran; only their replies wait.
 	require.Eventually(t, func() bool { return j.appended() == 2 }, ioTimeout, time.Millisecond)
 	assert.Contains(t, s.Queue().ListTubes(nil), "foo")
 	j.commitAll()
-	c.expect("INSERTED 1\r\nUSING foo\r\nUSING foo\r\nINSERTED 2\r\n")
+	c.Expect("INSERTED 1\r\nUSING foo\r\nUSING foo\r\nINSERTED 2\r\n")
 	holding(t, s, 0)
-	c.do("list-tube-used\r\n", "USING foo\r\n")
+	c.Do("list-tube-used\r\n", "USING foo\r\n")
 }
 
 func TestCommitFailure(t *testing.T) {
 	s, j := startJournaled(t)
 	c := dial(t, s)
-	c.send("put 0 0 10 1\r\nx\r\n")
+	c.Send("put 0 0 10 1\r\nx\r\n")
 	holding(t, s, 1)
 	j.commitAll()
-	c.expect("INSERTED 1\r\n")
-	c.send("put 0 0 10 1\r\ny\r\ndelete 1\r\nlist-tube-used\r\n")
+	c.Expect("INSERTED 1\r\n")
+	c.Send("put 0 0 10 1\r\ny\r\ndelete 1\r\nlist-tube-used\r\n")
 	holding(t, s, 1)
 	require.Eventually(t, func() bool { return j.appended() == 3 }, ioTimeout, time.Millisecond)
 	j.fail(errors.New("disk on fire"))
-	c.expect("OUT_OF_MEMORY\r\nINTERNAL_ERROR\r\nUSING default\r\n")
+	c.Expect("OUT_OF_MEMORY\r\nINTERNAL_ERROR\r\nUSING default\r\n")
 	// Once failed, a new change is answered at once.
-	c.do("delete 2\r\n", "INTERNAL_ERROR\r\n")
+	c.Do("delete 2\r\n", "INTERNAL_ERROR\r\n")
 }
 
 func TestJournalFull(t *testing.T) {
@@ -131,27 +131,27 @@ func TestJournalFull(t *testing.T) {
 	j.full = true
 	j.mu.Unlock()
 	c := dial(t, s)
-	c.do("put 0 0 10 1\r\nx\r\nlist-tube-used\r\n", "OUT_OF_MEMORY\r\nUSING default\r\n")
+	c.Do("put 0 0 10 1\r\nx\r\nlist-tube-used\r\n", "OUT_OF_MEMORY\r\nUSING default\r\n")
 }
 
 func TestQuitWaitsForCommit(t *testing.T) {
 	s, j := startJournaled(t)
 	c := dial(t, s)
-	c.send("put 0 0 10 1\r\nx\r\nquit\r\nlist-tube-used\r\n")
+	c.Send("put 0 0 10 1\r\nx\r\nquit\r\nlist-tube-used\r\n")
 	holding(t, s, 1)
 	j.commitAll()
-	c.expect("INSERTED 1\r\n")
-	c.expectEOF()
+	c.Expect("INSERTED 1\r\n")
+	c.ExpectEOF()
 }
 
 func TestHalfCloseWaitsForCommit(t *testing.T) {
 	s, j := startJournaled(t)
 	c := dial(t, s)
-	c.send("put 0 0 10 1\r\nx\r\nlist-tube-used\r\n")
+	c.Send("put 0 0 10 1\r\nx\r\nlist-tube-used\r\n")
 	holding(t, s, 1)
-	c.closeWrite()
+	c.CloseWrite()
 	require.Eventually(t, func() bool { return s.reg.count() == 0 }, ioTimeout, time.Millisecond)
 	j.commitAll() // the finisher writes on a duplicate of the closed socket
-	c.expect("INSERTED 1\r\nUSING default\r\n")
-	c.expectEOF()
+	c.Expect("INSERTED 1\r\nUSING default\r\n")
+	c.ExpectEOF()
 }

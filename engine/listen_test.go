@@ -18,12 +18,12 @@ import (
 func TestListenDualStack(t *testing.T) {
 	s := startServer(t, func(c *Config) { c.Addr = ":0" })
 	p := strconv.Itoa(port(t, s))
-	dialRaw(t, "tcp", "127.0.0.1:"+p).do("list-tube-used\r\n", "USING default\r\n")
+	dialRaw(t, "tcp", "127.0.0.1:"+p).Do("list-tube-used\r\n", "USING default\r\n")
 	if c, err := net.Dial("tcp6", "[::1]:"+p); err != nil {
 		t.Logf("no IPv6 loopback here: %v", err)
 	} else {
 		_ = c.Close()
-		dialRaw(t, "tcp", "[::1]:"+p).do("list-tube-used\r\n", "USING default\r\n")
+		dialRaw(t, "tcp", "[::1]:"+p).Do("list-tube-used\r\n", "USING default\r\n")
 	}
 }
 
@@ -38,7 +38,7 @@ func TestListenUnixSocket(t *testing.T) {
 
 	s := startServer(t, func(c *Config) { c.Addr = "unix:" + path })
 	assert.Equal(t, path, s.Addr().String())
-	dialRaw(t, "unix", path).do("put 0 0 10 1\r\nx\r\n", "INSERTED 1\r\n")
+	dialRaw(t, "unix", path).Do("put 0 0 10 1\r\nx\r\n", "INSERTED 1\r\n")
 
 	// Any other kind of file is left alone.
 	other := filepath.Join(dir, "regular")
@@ -67,14 +67,14 @@ func TestRestartSamePort(t *testing.T) {
 	require.NoError(t, err)
 	addr := addrOf(t, s1)
 	c := dialRaw(t, "tcp", addr)
-	c.do("list-tube-used\r\n", "USING default\r\n")
+	c.Do("list-tube-used\r\n", "USING default\r\n")
 	require.NoError(t, s1.Stop(ctx))
-	c.expectEOF()
+	c.ExpectEOF()
 
 	s2, err := Start(ctx, Config{Addr: addr, Logger: testLogger(t)})
 	require.NoError(t, err)
 	defer func() { require.NoError(t, s2.Stop(ctx)) }()
-	dialRaw(t, "tcp", addr).do("list-tube-used\r\n", "USING default\r\n")
+	dialRaw(t, "tcp", addr).Do("list-tube-used\r\n", "USING default\r\n")
 }
 
 // TestListenThenServe: between Listen and Serve clients wait in the backlog;
@@ -86,12 +86,12 @@ func TestListenThenServe(t *testing.T) {
 	defer func() { require.NoError(t, s.Stop(ctx)) }()
 	assert.Nil(t, s.Queue())
 	c := dialRaw(t, "tcp", addrOf(t, s))
-	c.send("put 0 0 10 1\r\nx\r\n")
+	c.Send("put 0 0 10 1\r\nx\r\n")
 
 	q := jobs.New(jobs.Config{})
 	require.NoError(t, s.Serve(Backend{Queue: q}))
 	assert.Error(t, s.Serve(Backend{}), "Serve runs once")
-	c.expect("INSERTED 1\r\n")
+	c.Expect("INSERTED 1\r\n")
 	assert.Same(t, q, s.Queue())
 	assert.Equal(t, int64(1), q.Stats().Ready)
 }
@@ -117,16 +117,16 @@ func TestStopGraceful(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, s.Serve(Backend{Queue: q}))
 	a, b := dialRaw(t, "tcp", addrOf(t, s)), dialRaw(t, "tcp", addrOf(t, s))
-	a.do("put 0 0 100 1\r\nx\r\nreserve\r\n", "INSERTED 1\r\nRESERVED 1 1\r\nx\r\n")
-	b.send("reserve\r\n")
+	a.Do("put 0 0 100 1\r\nx\r\nreserve\r\n", "INSERTED 1\r\nRESERVED 1 1\r\nx\r\n")
+	b.Send("reserve\r\n")
 	require.Eventually(t, func() bool { return q.Stats().Waiting == 1 }, ioTimeout, time.Millisecond)
 
 	sctx, cancel := context.WithTimeout(ctx, ioTimeout)
 	defer cancel()
 	require.NoError(t, s.Stop(sctx))
 	require.NoError(t, s.Stop(sctx), "Stop is idempotent")
-	a.expectEOF()
-	b.expectEOF()
+	a.ExpectEOF()
+	b.ExpectEOF()
 	st := q.Stats()
 	assert.Equal(t, int64(1), st.Ready)
 	assert.Zero(t, st.Reserved+st.Waiting+st.Connections)
@@ -135,11 +135,11 @@ func TestStopGraceful(t *testing.T) {
 func TestMaxConns(t *testing.T) {
 	s := startServer(t, func(c *Config) { c.MaxConns = 2 })
 	a, b := dial(t, s), dial(t, s)
-	a.do("list-tube-used\r\n", "USING default\r\n")
-	b.do("list-tube-used\r\n", "USING default\r\n")
+	a.Do("list-tube-used\r\n", "USING default\r\n")
+	b.Do("list-tube-used\r\n", "USING default\r\n")
 	c := dial(t, s)
-	c.expectClosed()
-	require.NoError(t, a.c.Close())
+	c.ExpectClosed()
+	require.NoError(t, a.NetConn().Close())
 	require.Eventually(t, func() bool { return s.reg.count() == 1 }, ioTimeout, time.Millisecond)
-	dial(t, s).do("list-tube-used\r\n", "USING default\r\n")
+	dial(t, s).Do("list-tube-used\r\n", "USING default\r\n")
 }

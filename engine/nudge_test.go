@@ -84,13 +84,13 @@ func TestNoTimerWhileIdle(t *testing.T) {
 	s := startWithTimers(t, f, func(c *Config) { c.SlowReaderLimit = 64 << 10 }, jobs.New(jobs.Config{}))
 	a, b := dial(t, s), dial(t, s)
 	body := bytes.Repeat([]byte("b"), 32<<10)
-	a.do(fmt.Sprintf("put 0 0 10 %d\r\n%s\r\n", len(body), body), "INSERTED 1\r\n")
-	b.do("reserve-with-timeout 0\r\n", "RESERVED 1 32768\r\n"+string(body)+"\r\n")
-	b.do("release 1 0 0\r\n", "RELEASED\r\n")
+	a.Do(fmt.Sprintf("put 0 0 10 %d\r\n%s\r\n", len(body), body), "INSERTED 1\r\n")
+	b.Do("reserve-with-timeout 0\r\n", "RESERVED 1 32768\r\n"+string(body)+"\r\n")
+	b.Do("release 1 0 0\r\n", "RELEASED\r\n")
 	assert.Zero(t, f.count(), "no timer while nothing is stalled")
 
 	const peeks = 200
-	a.send(strings.Repeat("peek 1\r\n", peeks))
+	a.Send(strings.Repeat("peek 1\r\n", peeks))
 	require.Eventually(t, func() bool { return f.count() == 1 }, ioTimeout, time.Millisecond,
 		"a stalled connection arms the nudger")
 	want := fmt.Sprintf("FOUND 1 %d\r\n%s\r\n", len(body), body)
@@ -98,7 +98,7 @@ func TestNoTimerWhileIdle(t *testing.T) {
 	go func() { // the reader catches up, helped by each nudge
 		defer close(done)
 		for range peeks {
-			a.expect(want)
+			a.Expect(want)
 		}
 	}()
 	for fired := false; !fired; {
@@ -112,7 +112,7 @@ func TestNoTimerWhileIdle(t *testing.T) {
 	require.Eventually(t, func() bool { f.fire(); return stalled(s) == 0 }, ioTimeout, time.Millisecond)
 	f.fire() // the nudger finds no one to poll and goes to sleep
 	n := f.count()
-	a.do("list-tube-used\r\n", "USING default\r\n")
+	a.Do("list-tube-used\r\n", "USING default\r\n")
 	f.fire()
 	assert.Equal(t, n, f.count(), "no timer once nobody is stalled")
 }
@@ -134,13 +134,13 @@ func TestIdleSweeperSleeps(t *testing.T) {
 
 	clock.Advance(10 * time.Second)
 	c := dial(t, s)
-	c.do("list-tube-used\r\n", "USING default\r\n")
+	c.Do("list-tube-used\r\n", "USING default\r\n")
 	require.Eventually(t, func() bool { return f.count() >= 1 }, ioTimeout, time.Millisecond)
 	f.mu.Lock()
 	assert.Equal(t, time.Minute, f.armed[len(f.armed)-1], "sleeps until the connection could be idle")
 	f.mu.Unlock()
 
-	c.send("reserve\r\n") // reserving: not a candidate
+	c.Send("reserve\r\n") // reserving: not a candidate
 	require.Eventually(t, func() bool {
 		s.reg.mu.Lock()
 		defer s.reg.mu.Unlock()

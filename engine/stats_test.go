@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"github.com/stalkd/stalkd/engine/enginetest"
 	"regexp"
 	"strconv"
 	"strings"
@@ -33,22 +34,22 @@ func tubeStatsDoc(name string, n int, pause, left int, using, watching, waiting 
 func TestStatsJobDocument(t *testing.T) {
 	m := startManual(t)
 	c := dial(t, m.Server)
-	c.do("use jobs\r\nput 7 0 30 1\r\nx\r\nreserve-job 1\r\n", "USING jobs\r\nINSERTED 1\r\nRESERVED 1 1\r\nx\r\n")
+	c.Do("use jobs\r\nput 7 0 30 1\r\nx\r\nreserve-job 1\r\n", "USING jobs\r\nINSERTED 1\r\nRESERVED 1 1\r\nx\r\n")
 	m.advance(3*time.Second + 500*time.Millisecond)
 	doc := "---\nid: 1\ntube: jobs\nstate: reserved\npri: 7\nage: 3\ndelay: 0\nttr: 30\n" +
 		"time-left: 26\nfile: 0\nreserves: 1\ntimeouts: 0\nreleases: 0\nburies: 0\nkicks: 0\n"
-	c.do("stats-job 1\r\n", "OK "+strconv.Itoa(len(doc))+"\r\n"+doc+"\r\n")
-	c.do("release 1 9 20\r\n", "RELEASED\r\n")
+	c.Do("stats-job 1\r\n", "OK "+strconv.Itoa(len(doc))+"\r\n"+doc+"\r\n")
+	c.Do("release 1 9 20\r\n", "RELEASED\r\n")
 	doc = "---\nid: 1\ntube: jobs\nstate: delayed\npri: 9\nage: 3\ndelay: 20\nttr: 30\n" +
 		"time-left: 20\nfile: 0\nreserves: 1\ntimeouts: 0\nreleases: 1\nburies: 0\nkicks: 0\n"
-	c.do("stats-job 1\r\n", "OK "+strconv.Itoa(len(doc))+"\r\n"+doc+"\r\n")
+	c.Do("stats-job 1\r\n", "OK "+strconv.Itoa(len(doc))+"\r\n"+doc+"\r\n")
 }
 
 func TestStatsTubeDocument(t *testing.T) {
 	m := startManual(t)
 	c := dial(t, m.Server)
-	c.do("put 1 0 10 1\r\nx\r\npause-tube default 0\r\n", "INSERTED 1\r\nPAUSED\r\n")
-	c.do("stats-tube default\r\n", tubeStatsDoc("default", 1, 0, 0, 1, 1, 0))
+	c.Do("put 1 0 10 1\r\nx\r\npause-tube default 0\r\n", "INSERTED 1\r\nPAUSED\r\n")
+	c.Do("stats-tube default\r\n", tubeStatsDoc("default", 1, 0, 0, 1, 1, 0))
 }
 
 // statsKeys is the reference's stats document, key by key, in order.
@@ -83,24 +84,15 @@ func TestStatsDocument(t *testing.T) {
 		c.MaxJobSize = 1000
 	})
 	c := dial(t, s)
-	c.do("put 0 0 10 1\r\nx\r\nreserve-job 1\r\nkick-job 1\r\n", "INSERTED 1\r\nRESERVED 1 1\r\nx\r\nNOT_FOUND\r\n")
-	c.send("stats\r\n")
-	hdr := c.line()
-	n, err := strconv.Atoi(strings.TrimPrefix(hdr, "OK "))
-	require.NoError(t, err, hdr)
-	body := make([]byte, n+2)
-	_, err = ioReadFull(c, body)
-	require.NoError(t, err)
-	require.True(t, strings.HasSuffix(string(body), "\n\r\n"))
-	lines := strings.Split(strings.TrimSuffix(string(body), "\n\r\n"), "\n")
-	require.Equal(t, "---", lines[0])
+	c.Do("put 0 0 10 1\r\nx\r\nreserve-job 1\r\nkick-job 1\r\n", "INSERTED 1\r\nRESERVED 1 1\r\nx\r\nNOT_FOUND\r\n")
+	r := c.Ask("stats\r\n")
+	pairs, ok := enginetest.ParseYAMLPairs(r.Body) // "---\n", then "key: value\n" lines
+	require.True(t, ok, "%q", r.Body)
 	var keys []string
 	vals := map[string]string{}
-	for _, l := range lines[1:] {
-		k, v, ok := strings.Cut(l, ": ")
-		require.True(t, ok, l)
-		keys = append(keys, k)
-		vals[k] = v
+	for _, p := range pairs {
+		keys = append(keys, p.Key)
+		vals[p.Key] = p.Value
 	}
 	assert.Equal(t, statsKeys, keys)
 	for k, re := range statsValue {

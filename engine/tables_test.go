@@ -3,8 +3,6 @@ package engine
 import (
 	"errors"
 	"fmt"
-	"io"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -37,14 +35,14 @@ func TestCommandTableIsComplete(t *testing.T) {
 func TestEveryCommandIsCounted(t *testing.T) {
 	s := startServer(t)
 	c := dial(t, s)
-	c.do("put 0 0 10 1\r\nx\r\n", "INSERTED 1\r\n")
+	c.Do("put 0 0 10 1\r\nx\r\n", "INSERTED 1\r\n")
 	for _, spec := range codec.Commands() {
 		line, ok := sampleLines[spec.Op]
 		if !ok {
 			continue // put, reserve and quit: covered elsewhere
 		}
 		before := s.Queue().Stats().Cmds
-		c.send(line + "\r\n")
+		c.Send(line + "\r\n")
 		skipReply(c)
 		after := s.Queue().Stats().Cmds
 		for i := range after {
@@ -99,17 +97,7 @@ func TestTubeNameGrammarsAgree(t *testing.T) {
 }
 
 // skipReply reads one reply, its body too.
-func skipReply(c *rawConn) {
-	c.t.Helper()
-	words := strings.Fields(c.line())
-	if n := len(words); n >= 2 && (words[0] == "OK" || words[0] == "FOUND" || words[0] == "RESERVED") {
-		size, err := strconv.Atoi(words[n-1])
-		require.NoError(c.t, err)
-		body := make([]byte, size+2)
-		_, err = io.ReadFull(c.r, body)
-		require.NoError(c.t, err)
-	}
-}
+func skipReply(c *rawConn) { c.Reply() }
 
 // sampleLines holds a well-formed line (CRLF left out) of each command
 // that answers at once; put, reserve and quit are covered elsewhere.

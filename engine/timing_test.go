@@ -46,15 +46,15 @@ func (m *manualServer) waiters(t *testing.T, n int64) {
 func TestTTRExpiry(t *testing.T) {
 	m := startManual(t)
 	a, b := dial(t, m.Server), dial(t, m.Server)
-	a.do("put 0 0 2 1\r\nx\r\nreserve\r\n", "INSERTED 1\r\nRESERVED 1 1\r\nx\r\n")
-	b.send("reserve\r\nlist-tube-used\r\n")
+	a.Do("put 0 0 2 1\r\nx\r\nreserve\r\n", "INSERTED 1\r\nRESERVED 1 1\r\nx\r\n")
+	b.Send("reserve\r\nlist-tube-used\r\n")
 	m.waiters(t, 1)
 	m.advance(2 * time.Second) // the deadline itself: not yet expired
 	assert.Equal(t, int64(1), m.q.Stats().Waiting)
-	a.do("touch 1\r\n", "TOUCHED\r\n") // a new deadline 2s from now
+	a.Do("touch 1\r\n", "TOUCHED\r\n") // a new deadline 2s from now
 	m.advance(2*time.Second + 10*time.Millisecond)
-	b.expect("RESERVED 1 1\r\nx\r\nUSING default\r\n")
-	a.do("delete 1\r\n", "NOT_FOUND\r\n")
+	b.Expect("RESERVED 1 1\r\nx\r\nUSING default\r\n")
+	a.Do("delete 1\r\n", "NOT_FOUND\r\n")
 	js, err := m.q.StatsJob(1)
 	require.NoError(t, err)
 	assert.Equal(t, uint32(1), js.Timeouts)
@@ -64,53 +64,53 @@ func TestTTRExpiry(t *testing.T) {
 func TestDeadlineSoon(t *testing.T) {
 	m := startManual(t)
 	c := dial(t, m.Server)
-	c.do("put 0 0 3 1\r\nx\r\nreserve\r\n", "INSERTED 1\r\nRESERVED 1 1\r\nx\r\n")
+	c.Do("put 0 0 3 1\r\nx\r\nreserve\r\n", "INSERTED 1\r\nRESERVED 1 1\r\nx\r\n")
 	// Waiting: woken a second before the TTR ends, then the pipelined rest.
-	c.send("reserve\r\nlist-tube-used\r\n")
+	c.Send("reserve\r\nlist-tube-used\r\n")
 	m.waiters(t, 1)
 	m.advance(time.Second)
 	m.advance(time.Second + 10*time.Millisecond)
-	c.expect("DEADLINE_SOON\r\nUSING default\r\n")
+	c.Expect("DEADLINE_SOON\r\nUSING default\r\n")
 	// Within the margin a reserve answers at once, unless a job is ready.
-	c.do("reserve-with-timeout 10\r\n", "DEADLINE_SOON\r\n")
-	c.do("reserve-job 1\r\n", "NOT_FOUND\r\n")
-	c.do("put 0 0 10 1\r\ny\r\nreserve\r\n", "INSERTED 2\r\nRESERVED 2 1\r\ny\r\n")
+	c.Do("reserve-with-timeout 10\r\n", "DEADLINE_SOON\r\n")
+	c.Do("reserve-job 1\r\n", "NOT_FOUND\r\n")
+	c.Do("put 0 0 10 1\r\ny\r\nreserve\r\n", "INSERTED 2\r\nRESERVED 2 1\r\ny\r\n")
 }
 
 func TestReserveTimeout(t *testing.T) {
 	m := startManual(t)
 	c := dial(t, m.Server)
-	c.send("reserve-with-timeout 5\r\nlist-tube-used\r\n")
+	c.Send("reserve-with-timeout 5\r\nlist-tube-used\r\n")
 	m.waiters(t, 1)
 	m.advance(4 * time.Second)
 	assert.Equal(t, int64(1), m.q.Stats().Waiting, "not timed out after 4s")
 	m.advance(time.Second + 10*time.Millisecond)
-	c.expect("TIMED_OUT\r\nUSING default\r\n")
-	c.do("reserve-with-timeout 0\r\n", "TIMED_OUT\r\n")
+	c.Expect("TIMED_OUT\r\nUSING default\r\n")
+	c.Do("reserve-with-timeout 0\r\n", "TIMED_OUT\r\n")
 }
 
 func TestPauseTube(t *testing.T) {
 	m := startManual(t)
 	c, w := dial(t, m.Server), dial(t, m.Server)
-	c.do("put 0 0 10 1\r\nx\r\npause-tube default 10\r\n", "INSERTED 1\r\nPAUSED\r\n")
-	w.do("reserve-with-timeout 0\r\n", "TIMED_OUT\r\n")
-	c.do("stats-tube default\r\n", tubeStatsDoc("default", 1, 10, 10, 2, 2, 0))
-	w.send("reserve\r\n")
+	c.Do("put 0 0 10 1\r\nx\r\npause-tube default 10\r\n", "INSERTED 1\r\nPAUSED\r\n")
+	w.Do("reserve-with-timeout 0\r\n", "TIMED_OUT\r\n")
+	c.Do("stats-tube default\r\n", tubeStatsDoc("default", 1, 10, 10, 2, 2, 0))
+	w.Send("reserve\r\n")
 	m.waiters(t, 1)
 	m.advance(5 * time.Second)
-	c.do("stats-tube default\r\n", tubeStatsDoc("default", 1, 10, 5, 2, 2, 1))
+	c.Do("stats-tube default\r\n", tubeStatsDoc("default", 1, 10, 5, 2, 2, 1))
 	m.advance(5*time.Second + 10*time.Millisecond)
-	w.expect("RESERVED 1 1\r\nx\r\n")
+	w.Expect("RESERVED 1 1\r\nx\r\n")
 }
 
 func TestDelayedJobWakesWaiter(t *testing.T) {
 	m := startManual(t)
 	c, w := dial(t, m.Server), dial(t, m.Server)
-	c.do("put 0 5 10 1\r\nx\r\n", "INSERTED 1\r\n")
-	w.send("reserve\r\n")
+	c.Do("put 0 5 10 1\r\nx\r\n", "INSERTED 1\r\n")
+	w.Send("reserve\r\n")
 	m.waiters(t, 1)
 	m.advance(5*time.Second + 10*time.Millisecond)
-	w.expect("RESERVED 1 1\r\nx\r\n")
+	w.Expect("RESERVED 1 1\r\nx\r\n")
 }
 
 func TestDrainMode(t *testing.T) {
@@ -118,9 +118,9 @@ func TestDrainMode(t *testing.T) {
 	c := dial(t, m.Server)
 	m.q.SetDraining(true)
 	// The whole body is read before DRAINING; the id is spent.
-	c.do("put 0 0 10 3\r\nabc\r\nlist-tube-used\r\n", "DRAINING\r\nUSING default\r\n")
+	c.Do("put 0 0 10 3\r\nabc\r\nlist-tube-used\r\n", "DRAINING\r\nUSING default\r\n")
 	m.q.SetDraining(false)
-	c.do("put 0 0 10 1\r\nx\r\n", "INSERTED 2\r\n")
+	c.Do("put 0 0 10 1\r\nx\r\n", "INSERTED 2\r\n")
 }
 
 // TestRealTimers runs the engine's own timer driver (a queue the server
@@ -129,8 +129,8 @@ func TestDrainMode(t *testing.T) {
 func TestRealTimers(t *testing.T) {
 	s := startServer(t)
 	a, b := dial(t, s), dial(t, s)
-	a.do("put 0 0 1 1\r\nx\r\nreserve\r\n", "INSERTED 1\r\nRESERVED 1 1\r\nx\r\n")
-	a.do("reserve\r\n", "DEADLINE_SOON\r\n") // TTR 1: always within the margin
-	b.do("reserve\r\n", "RESERVED 1 1\r\nx\r\n")
-	b.do("delete 1\r\nreserve-with-timeout 1\r\n", "DELETED\r\nTIMED_OUT\r\n")
+	a.Do("put 0 0 1 1\r\nx\r\nreserve\r\n", "INSERTED 1\r\nRESERVED 1 1\r\nx\r\n")
+	a.Do("reserve\r\n", "DEADLINE_SOON\r\n") // TTR 1: always within the margin
+	b.Do("reserve\r\n", "RESERVED 1 1\r\nx\r\n")
+	b.Do("delete 1\r\nreserve-with-timeout 1\r\n", "DELETED\r\nTIMED_OUT\r\n")
 }

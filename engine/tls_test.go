@@ -139,7 +139,7 @@ func TestTLSWithGoBeanstalk(t *testing.T) {
 	bc := beanstalk.NewConn(c)
 	id, err := bc.Put([]byte("secret body"), 1, 0, time.Minute)
 	require.NoError(t, err)
-	dial(t, ts.srv).do("peek 1\r\n", "FOUND 1 11\r\nsecret body\r\n") // the same queue as plain
+	dial(t, ts.srv).Do("peek 1\r\n", "FOUND 1 11\r\nsecret body\r\n") // the same queue as plain
 	rid, body, err := bc.Reserve(time.Second)
 	require.NoError(t, err)
 	assert.Equal(t, id, rid)
@@ -210,8 +210,8 @@ func TestMutualTLSNeedsNoToken(t *testing.T) {
 	assert.Equal(t, "INSERTED 1\r\n", line)
 
 	p := dial(t, ts.srv)
-	p.do("peek 1\r\n", "UNAUTHORIZED\r\n")
-	p.do("auth "+goodToken+"\r\npeek 1\r\n", "AUTHENTICATED\r\nFOUND 1 1\r\nx\r\n")
+	p.Do("peek 1\r\n", "UNAUTHORIZED\r\n")
+	p.Do("auth "+goodToken+"\r\npeek 1\r\n", "AUTHENTICATED\r\nFOUND 1 1\r\nx\r\n")
 }
 
 // TestTLSReload: after Reload, new connections get the new certificate;

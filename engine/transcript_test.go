@@ -1,12 +1,11 @@
 package engine
 
 import (
-	"bytes"
 	"flag"
 	"fmt"
-	"net"
+	"github.com/stalkd/stalkd/engine/enginetest"
+	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -97,6 +96,7 @@ func loadTranscript(t testing.TB, path string) *transcript {
 // target is a server a transcript runs against.
 type target struct {
 	addr    string
+	pid     int        // the process serving it, for enginetest.Settle
 	waiting func() int // clients blocked in reserve
 }
 
@@ -116,17 +116,17 @@ func (tr *transcript) run(t *testing.T, tg target, record bool) map[int]string {
 		where := fmt.Sprintf("%s:%d", tr.path, st.line+1)
 		switch st.kind {
 		case '>':
-			get().send(st.arg)
+			get().Send(st.arg)
 		case '<':
 			if record {
 				if i > 0 && tr.steps[i-1].kind == '<' {
 					continue
 				}
-				got[st.line] = get().readQuiet()
+				got[st.line] = readSettled(t, get(), tg.pid)
 				continue
 			}
 			t.Log(where)
-			get().expect(st.arg)
+			get().Expect(st.arg)
 		case '@':
 			cur = st.arg
 		case '!':
@@ -143,26 +143,24 @@ func (tr *transcript) directive(t *testing.T, tg target, c *rawConn, d, where st
 		require.NoError(t, err, where)
 		require.Eventually(t, func() bool { return tg.waiting() == n }, ioTimeout, time.Millisecond, where)
 	case d == "halfclose":
-		c.closeWrite()
+		c.CloseWrite()
 	case d == "eof":
-		c.expectEOF()
+		c.ExpectEOF()
 	default:
 		t.Fatalf("%s: unknown directive !%s", where, d)
 	}
 }
 
-// readQuiet reads whatever arrives until the connection stays quiet.
-func (rc *rawConn) readQuiet() string {
-	var buf bytes.Buffer
-	b := make([]byte, 64<<10)
-	for {
-		_ = rc.c.SetReadDeadline(time.Now().Add(300 * time.Millisecond))
-		n, err := rc.r.Read(b)
-		buf.Write(b[:n])
-		if err != nil {
-			return buf.String()
-		}
-	}
+// readSettled reads whatever the server has answered once it has handled
+// every byte sent (enginetest.Settle): no quiet window.
+func readSettled(t *testing.T, rc *rawConn, pid int) string {
+	require.NoError(t, enginetest.Settle(rc.NetConn(), pid))
+	n, err := enginetest.Unread(rc.NetConn())
+	require.NoError(t, err)
+	b := make([]byte, rc.Reader().Buffered()+n)
+	_, err = io.ReadFull(rc.Reader(), b)
+	require.NoError(t, err)
+	return string(b)
 }
 
 // rewrite replaces each "<" run of tr's file by the recorded replies.
@@ -190,27 +188,8 @@ func (tr *transcript) rewrite(t *testing.T, got map[int]string) {
 	require.NoError(t, os.WriteFile(tr.path, []byte(strings.Join(out, "\n")+"\n"), 0o644))
 }
 
-// splitReplies cuts a reply stream into replies, one per line of the file:
-// a line ends at CRLF, except that a job or YAML body stays with its header.
-func splitReplies(s string) []string {
-	var r []string
-	for s != "" {
-		i := strings.Index(s, "\r\n")
-		if i < 0 {
-			return append(r, s)
-		}
-		n := i + 2
-		if f := strings.Fields(s[:i]); len(f) > 0 {
-			if size, err := strconv.Atoi(f[len(f)-1]); err == nil && bodyReply(f[0]) {
-				n = min(len(s), n+size+2)
-			}
-		}
-		r, s = append(r, s[:n]), s[n:]
-	}
-	return r
-}
-
-func bodyReply(word string) bool { return word == "RESERVED" || word == "FOUND" || word == "OK" }
+// splitReplies cuts a reply stream into replies, one per line of the file.
+func splitReplies(s string) []string { return enginetest.SplitReplies(s) }
 
 func escape(s string) string {
 	q := strconv.Quote(s)
@@ -234,8 +213,9 @@ func TestTranscripts(t *testing.T) {
 			s := startServer(t, func(c *Config) {
 				c.MaxJobSize = tr.maxJob
 				c.Logger = c.Logger.Level(zerolog.TraceLevel)
+				c.EventLoops = 1 // for enginetest.Settle in -update mode
 			})
-			tg := target{addr: addrOf(t, s), waiting: func() int { return int(s.Queue().Stats().Waiting) }}
+			tg := target{addr: addrOf(t, s), pid: os.Getpid(), waiting: func() int { return int(s.Queue().Stats().Waiting) }}
 			got := tr.run(t, tg, *update)
 			if *update {
 				tr.rewrite(t, got)
@@ -247,10 +227,6 @@ func TestTranscripts(t *testing.T) {
 // TestTranscriptsAgainstReference replays the transcripts against the
 // reference beanstalkd, proving the expected bytes are the reference's.
 func TestTranscriptsAgainstReference(t *testing.T) {
-	bin, err := exec.LookPath("beanstalkd")
-	if err != nil {
-		t.Skip("beanstalkd not on PATH")
-	}
 	if *update {
 		t.Skip("not while updating")
 	}
@@ -259,64 +235,13 @@ func TestTranscriptsAgainstReference(t *testing.T) {
 			if tr.refSkip {
 				t.Skip("differs from beanstalkd 1.12 on purpose")
 			}
-			addr := startReference(t, bin, tr.maxJob)
-			ctl := dialRaw(t, "tcp", addr)
-			tr.run(t, target{addr: addr, waiting: func() int { return refWaiting(ctl) }}, false)
+			var args []string
+			if tr.maxJob != 0 {
+				args = []string{"-z", strconv.FormatUint(uint64(tr.maxJob), 10)}
+			}
+			ref := enginetest.Reference(t, args...)
+			ctl := enginetest.Dial(t, ref.Addr())
+			tr.run(t, target{addr: ref.Addr(), pid: ref.Pid(), waiting: func() int { return int(ctl.Stat("current-waiting")) }}, false)
 		})
 	}
-}
-
-// startReference runs beanstalkd on a free loopback port until the test
-// ends and returns its address.
-func startReference(t testing.TB, bin string, maxJob uint32) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	port := ln.Addr().(*net.TCPAddr).Port
-	require.NoError(t, ln.Close())
-	args := []string{"-l", "127.0.0.1", "-p", strconv.Itoa(port)}
-	if maxJob != 0 {
-		args = append(args, "-z", strconv.FormatUint(uint64(maxJob), 10))
-	}
-	cmd := exec.Command(bin, args...)
-	require.NoError(t, cmd.Start())
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-	require.Eventually(t, func() bool {
-		c, err := net.Dial("tcp", addr)
-		if err == nil {
-			_ = c.Close()
-		}
-		return err == nil
-	}, ioTimeout, 5*time.Millisecond)
-	return addr
-}
-
-var waitingRE = regexp.MustCompile(`\ncurrent-waiting: (\d+)\n`)
-
-// refWaiting reads current-waiting from the reference's stats.
-func refWaiting(ctl *rawConn) int {
-	ctl.send("stats\r\n")
-	hdr := ctl.line()
-	n, _ := strconv.Atoi(strings.TrimPrefix(hdr, "OK "))
-	body := make([]byte, n+2)
-	_ = ctl.c.SetReadDeadline(time.Now().Add(ioTimeout))
-	_, _ = ioReadFull(ctl, body)
-	m := waitingRE.FindSubmatch(body)
-	if m == nil {
-		return -1
-	}
-	v, _ := strconv.Atoi(string(m[1]))
-	return v
-}
-
-func ioReadFull(rc *rawConn, b []byte) (int, error) {
-	n := 0
-	for n < len(b) {
-		k, err := rc.r.Read(b[n:])
-		n += k
-		if err != nil {
-			return n, err
-		}
-	}
-	return n, nil
 }

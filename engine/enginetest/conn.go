@@ -2,10 +2,12 @@ package enginetest
 
 import (
 	"bufio"
+	"errors"
 	"io"
 	"net"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -150,3 +152,14 @@ func (rc *Conn) CloseWriteErr() error {
 
 // Hangup closes the connection from the client side.
 func (rc *Conn) Hangup() { _ = rc.c.Close() }
+
+// ExpectClosed waits for the server to drop the connection: EOF, or a reset
+// because it left input unread. Bytes before the end are skipped.
+func (rc *Conn) ExpectClosed() {
+	rc.t.Helper()
+	require.NoError(rc.t, rc.c.SetReadDeadline(time.Now().Add(Timeout)))
+	_, err := io.Copy(io.Discard, rc.r)
+	if err != nil {
+		require.True(rc.t, errors.Is(err, syscall.ECONNRESET), "unexpected error %v", err)
+	}
+}

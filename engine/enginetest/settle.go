@@ -56,18 +56,17 @@ func Settle(c net.Conn, pid int) error {
 	}
 }
 
-// settled returns "" when the conditions hold, else which one does not.
+// settled returns "" when the conditions hold, else which one does not
+// (yet: a connection being handed to an event loop, or being closed, passes
+// through states that are not an answer). Only a failure to read /proc is
+// an error.
 func settled(local, remote *net.TCPAddr, pid int) (string, error) {
 	ours, err := findSocket(local, remote)
 	if err != nil {
 		return "", err
 	}
-	theirs, err := findSocket(remote, local)
-	if err != nil {
-		return "", err
-	}
 	if ours == nil {
-		return "", fmt.Errorf("settle: no socket %v <-> %v in /proc/net/tcp", local, remote)
+		return fmt.Sprintf("no socket %v <-> %v", local, remote), nil
 	}
 	if ours.txQueue != 0 {
 		return fmt.Sprintf("%d bytes not yet acknowledged", ours.txQueue), nil
@@ -75,22 +74,23 @@ func settled(local, remote *net.TCPAddr, pid int) (string, error) {
 	if ours.state == tcpCloseWait {
 		return "", nil // the server closed the connection: it will say nothing more on it
 	}
-	if theirs == nil {
-		return "", fmt.Errorf("settle: no socket %v <-> %v in /proc/net/tcp", remote, local)
+	theirs, err := findSocket(remote, local)
+	if err != nil {
+		return "", err
+	}
+	if theirs == nil || theirs.state != tcpEstablished {
+		return fmt.Sprintf("the server's end %v <-> %v is not established", remote, local), nil
 	}
 	if theirs.rxQueue != 0 {
 		return fmt.Sprintf("%d bytes not yet read by the server", theirs.rxQueue), nil
 	}
-	fd, err := fdOfInode(pid, theirs.inode)
-	if err != nil {
-		return "", err
+	fd, ok := fdOfInode(pid, theirs.inode)
+	if !ok {
+		return fmt.Sprintf("process %d has no descriptor for socket %s", pid, theirs.inode), nil
 	}
-	epfds, err := epollWatching(pid, fd)
-	if err != nil {
-		return "", err
-	}
+	epfds := epollWatching(pid, fd)
 	if len(epfds) == 0 {
-		return "", fmt.Errorf("settle: no epoll descriptor of %d watches its fd %d", pid, fd)
+		return fmt.Sprintf("no epoll descriptor of %d watches its fd %d", pid, fd), nil
 	}
 	if sleepingIn(pid, epfds) {
 		return "", nil
@@ -236,27 +236,28 @@ func Listening(addr string) bool {
 }
 
 // fdOfInode returns pid's descriptor for the socket inode.
-func fdOfInode(pid int, inode string) (int, error) {
+func fdOfInode(pid int, inode string) (int, bool) {
 	dir := fmt.Sprintf("/proc/%d/fd", pid)
 	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return 0, err
+	if err != nil || inode == "0" {
+		return 0, false
 	}
 	want := "socket:[" + inode + "]"
 	for _, e := range ents {
 		if l, err := os.Readlink(filepath.Join(dir, e.Name())); err == nil && l == want {
-			return strconv.Atoi(e.Name())
+			n, err := strconv.Atoi(e.Name())
+			return n, err == nil
 		}
 	}
-	return 0, fmt.Errorf("settle: process %d has no descriptor for socket %s", pid, inode)
+	return 0, false
 }
 
 // epollWatching returns pid's epoll descriptors that watch fd.
-func epollWatching(pid, fd int) ([]int, error) {
+func epollWatching(pid, fd int) []int {
 	dir := fmt.Sprintf("/proc/%d/fdinfo", pid)
 	ents, err := os.ReadDir(dir)
 	if err != nil {
-		return nil, err
+		return nil
 	}
 	var out []int
 	for _, e := range ents {
@@ -273,7 +274,7 @@ func epollWatching(pid, fd int) ([]int, error) {
 			}
 		}
 	}
-	return out, nil
+	return out
 }
 
 // epollWaits are the numbers of epoll_wait, epoll_pwait and epoll_pwait2.
