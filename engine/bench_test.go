@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"github.com/stalkd/stalkd/engine/enginetest"
 	"io"
 	"net"
 	"strconv"
@@ -9,6 +8,8 @@ import (
 
 	"github.com/rs/zerolog"
 	"github.com/stretchr/testify/require"
+
+	"github.com/stalkd/stalkd/engine/enginetest"
 )
 
 // BenchmarkPipelinedCycle measures put + reserve + delete over one

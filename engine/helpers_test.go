@@ -2,13 +2,14 @@ package engine
 
 import (
 	"context"
-	"github.com/stalkd/stalkd/engine/enginetest"
 	"net"
 	"strconv"
 	"testing"
 
 	"github.com/rs/zerolog"
 	"github.com/stretchr/testify/require"
+
+	"github.com/stalkd/stalkd/engine/enginetest"
 )
 
 // ioTimeout bounds every wait on a socket: generous, for a loaded CI box.

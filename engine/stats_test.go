@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"github.com/stalkd/stalkd/engine/enginetest"
 	"regexp"
 	"strconv"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/stalkd/stalkd/codec"
+	"github.com/stalkd/stalkd/engine/enginetest"
 )
 
 // tubeStatsDoc is the whole stats-tube reply for a tube holding n ready

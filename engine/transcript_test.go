@@ -3,7 +3,6 @@ package engine
 import (
 	"flag"
 	"fmt"
-	"github.com/stalkd/stalkd/engine/enginetest"
 	"io"
 	"os"
 	"path/filepath"
@@ -15,6 +14,8 @@ import (
 
 	"github.com/rs/zerolog"
 	"github.com/stretchr/testify/require"
+
+	"github.com/stalkd/stalkd/engine/enginetest"
 )
 
 // Golden wire transcripts: engine/testdata/transcripts/*.txt hold scripted

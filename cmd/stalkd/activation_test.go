@@ -13,6 +13,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/stalkd/stalkd/engine/enginetest"
 )
 
 // TestSocketActivation: with LISTEN_FDS=1 and LISTEN_PID set to its own
@@ -58,10 +60,7 @@ func TestSocketActivation(t *testing.T) {
 			go func() { _, _ = io.Copy(io.Discard, stderr) }()
 			assert.Contains(t, strings.Join(before, "\n"), "-l and -p are ignored")
 
-			c, err := net.Dial(network, addr)
-			require.NoError(t, err)
-			defer c.Close()
-			roundTrip(t, c, bufio.NewReader(c), "put 0 0 10 1\r\nx\r\n", "INSERTED 1\r\n")
+			enginetest.DialNetwork(t, network, addr).Do("put 0 0 10 1\r\nx\r\n", "INSERTED 1\r\n")
 		})
 	}
 }

@@ -1,28 +1,24 @@
 package main
 
 import (
-	"bufio"
-	"net"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/stalkd/stalkd/engine/enginetest"
 )
 
 // The real binary with --auth-token-file: commands wait for auth.
 func TestAuthTokenFile(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "tokens")
 	require.NoError(t, os.WriteFile(file, []byte("# operators\n  first-token-0123456789  \n\nsecond-token-abcdefghij\n"), 0o600))
-	_, stderr := stalkd(t, "-l", "127.0.0.1", "-p", "0", "--auth-token-file", file)
-	addr := listening(t, stderr)
-	c, err := net.Dial("tcp", addr)
-	require.NoError(t, err)
-	defer c.Close()
-	r := bufio.NewReader(c)
-	roundTrip(t, c, r, "put 0 0 10 1\r\nx\r\n", "UNAUTHORIZED\r\n")
-	roundTrip(t, c, r, "auth second-token-abcdefghij\r\nput 0 0 10 1\r\nx\r\n", "AUTHENTICATED\r\nINSERTED 1\r\n")
+	p := startSelf(t, "-l", "127.0.0.1", "-p", "0", "--auth-token-file", file)
+	c := enginetest.Dial(t, p.Addr())
+	c.Do("put 0 0 10 1\r\nx\r\n", "UNAUTHORIZED\r\n")
+	c.Do("auth second-token-abcdefghij\r\nput 0 0 10 1\r\nx\r\n", "AUTHENTICATED\r\nINSERTED 1\r\n")
 }
 
 func TestReadTokens(t *testing.T) {

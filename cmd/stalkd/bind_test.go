@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"io"
 	"net"
 	"path/filepath"
@@ -9,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/stalkd/stalkd/engine/enginetest"
 )
 
 // TestBindErrorMessages: stalkd exits 111 and says why, with the address,
@@ -33,14 +34,10 @@ func TestBindErrorMessages(t *testing.T) {
 // exits 111 and leaves the first reachable.
 func TestSecondServerOnUnixSocket(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "q.sock")
-	_, stderr := stalkd(t, "-l", "unix:"+path)
-	listening(t, stderr)
+	startSelf(t, "-l", "unix:"+path)
 	second, stderr2 := stalkd(t, "-l", "unix:"+path)
 	out, _ := io.ReadAll(stderr2)
 	assert.Equal(t, exitSocket, exitCode(t, second))
 	assert.Contains(t, string(out), "another server is listening on this socket")
-	c, err := net.Dial("unix", path)
-	require.NoError(t, err)
-	defer c.Close()
-	roundTrip(t, c, bufio.NewReader(c), "list-tube-used\r\n", "USING default\r\n")
+	enginetest.DialNetwork(t, "unix", path).Do("list-tube-used\r\n", "USING default\r\n")
 }

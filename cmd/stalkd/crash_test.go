@@ -2,14 +2,12 @@ package main
 
 import (
 	"bufio"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
 	"net"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -17,6 +15,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/stalkd/stalkd/engine/enginetest"
 )
 
 // TestCrashRecovery builds stalkd, runs it with -b and -f0 under concurrent
@@ -29,37 +29,36 @@ func TestCrashRecovery(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and kills the real binary")
 	}
-	bin := buildStalkd(t)
 	dir := crashDir(t)
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 7))
 	tr := newTracker()
 	rounds := 8
 	for round := range rounds {
-		srv := startCrashServer(t, bin, dir)
-		tr.verify(t, srv.addr, round)
+		srv := startCrashServer(t, dir)
+		tr.verify(t, srv.Addr(), round)
 		var wg sync.WaitGroup
 		stop := make(chan struct{})
 		for p := range 3 {
 			wg.Add(1)
-			go func() { defer wg.Done(); produce(srv.addr, tr, stop, fmt.Sprintf("r%d-p%d", round, p)) }()
+			go func() { defer wg.Done(); produce(srv.Addr(), tr, stop, fmt.Sprintf("r%d-p%d", round, p)) }()
 		}
 		for c := range 4 {
 			wg.Add(1)
-			go func() { defer wg.Done(); consume(srv.addr, tr, stop, uint64(round*10+c)) }()
+			go func() { defer wg.Done(); consume(srv.Addr(), tr, stop, uint64(round*10+c)) }()
 		}
 		time.Sleep(time.Duration(20+rng.IntN(300)) * time.Millisecond) // let traffic run: the kill point
-		srv.kill(t)
+		srv.Kill()
 		close(stop)
 		wg.Wait()
 	}
-	srv := startCrashServer(t, bin, dir)
-	tr.verify(t, srv.addr, rounds)
+	srv := startCrashServer(t, dir)
+	tr.verify(t, srv.Addr(), rounds)
 	puts, deletes := tr.counts()
 	t.Logf("%d rounds: %d acknowledged puts, %d acknowledged deletes, all accounted for; %s",
-		rounds, puts, deletes, binlogStats(t, srv.addr))
+		rounds, puts, deletes, binlogStats(t, srv.Addr()))
 	require.Positive(t, puts)
 	require.Positive(t, deletes)
-	srv.kill(t)
+	srv.Kill()
 }
 
 // binlogStats returns the binlog lines of the stats document.
@@ -67,12 +66,7 @@ func binlogStats(t *testing.T, addr string) string {
 	c, err := dialBeanstalk(addr)
 	require.NoError(t, err)
 	defer c.close()
-	line, _, err := c.do("stats\r\n")
-	require.NoError(t, err)
-	n, err := strconv.Atoi(strings.TrimPrefix(line, "OK "))
-	require.NoError(t, err)
-	doc := make([]byte, n+2)
-	_, err = io.ReadFull(c.r, doc)
+	_, doc, err := c.do("stats\r\n")
 	require.NoError(t, err)
 	var out []string
 	for _, l := range strings.Split(string(doc), "\n") {
@@ -81,17 +75,6 @@ func binlogStats(t *testing.T, addr string) string {
 		}
 	}
 	return strings.Join(out, ", ")
-}
-
-func buildStalkd(t *testing.T) string {
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go tool to build the binary")
-	}
-	bin := filepath.Join(t.TempDir(), "stalkd")
-	out, err := exec.Command(goTool, "build", "-o", bin, ".").CombinedOutput()
-	require.NoError(t, err, "go build: %s", out)
-	return bin
 }
 
 // crashDir prefers a memory-backed directory: a SIGKILL loses nothing
@@ -104,59 +87,11 @@ func crashDir(t *testing.T) string {
 	return t.TempDir()
 }
 
-type crashServer struct {
-	cmd  *exec.Cmd
-	addr string
-}
-
-// startCrashServer starts bin on dir with -f0 and 64 KiB segments; extra
-// flags follow (a later -f or -s wins).
-func startCrashServer(t *testing.T, bin, dir string, extra ...string) *crashServer {
+// startCrashServer starts the built binary (not race-instrumented) on dir
+// with -f0 and 64 KiB segments; extra flags follow (a later -f or -s wins).
+func startCrashServer(t *testing.T, dir string, extra ...string) *enginetest.Proc {
 	args := append([]string{"-l", "127.0.0.1", "-p", "0", "-b", dir, "-f", "0", "-s", "65536"}, extra...)
-	cmd := exec.Command(bin, args...)
-	stderr, err := cmd.StderrPipe()
-	require.NoError(t, err)
-	require.NoError(t, cmd.Start())
-	addr := make(chan string, 1)
-	var mu sync.Mutex
-	var logs []string // the server's log, shown if the test fails
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-		if t.Failed() {
-			mu.Lock()
-			t.Logf("stalkd log:\n%s", strings.Join(logs, "\n"))
-			mu.Unlock()
-		}
-	})
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			var line struct{ Message, Addr string }
-			if json.Unmarshal(sc.Bytes(), &line) == nil && line.Message == "listening" {
-				addr <- line.Addr
-			}
-			mu.Lock()
-			if len(logs) < 200 {
-				logs = append(logs, sc.Text())
-			}
-			mu.Unlock()
-		}
-		close(addr)
-	}()
-	select {
-	case a, ok := <-addr:
-		require.True(t, ok, "stalkd exited before listening")
-		return &crashServer{cmd: cmd, addr: a}
-	case <-time.After(30 * time.Second):
-		t.Fatalf("stalkd did not start")
-		return nil
-	}
-}
-
-func (s *crashServer) kill(t *testing.T) {
-	require.NoError(t, s.cmd.Process.Kill())
-	_ = s.cmd.Wait()
+	return enginetest.StartProcess(t, args...)
 }
 
 // tracker records what the server acknowledged. A delete whose reply never
@@ -314,7 +249,7 @@ func dialBeanstalk(addr string) (*beanstalkConn, error) {
 func (b *beanstalkConn) close() { b.c.Close() }
 
 // do sends req and returns the reply line (without CRLF) and the body that
-// follows RESERVED or FOUND.
+// follows RESERVED, FOUND or OK.
 func (b *beanstalkConn) do(req string) (string, []byte, error) {
 	if err := b.c.SetDeadline(time.Now().Add(30 * time.Second)); err != nil {
 		return "", nil, err
@@ -322,22 +257,9 @@ func (b *beanstalkConn) do(req string) (string, []byte, error) {
 	if _, err := io.WriteString(b.c, req); err != nil {
 		return "", nil, err
 	}
-	line, err := b.r.ReadString('\n')
-	if err != nil {
-		return "", nil, err
+	r := enginetest.ReadReply(b.r)
+	if r.Note != "" {
+		return "", nil, errors.New(r.String())
 	}
-	line = strings.TrimSuffix(line, "\r\n")
-	f := strings.Fields(line)
-	if len(f) == 3 && (f[0] == "RESERVED" || f[0] == "FOUND") {
-		n, err := strconv.Atoi(f[2])
-		if err != nil {
-			return "", nil, err
-		}
-		body := make([]byte, n+2)
-		if _, err := io.ReadFull(b.r, body); err != nil {
-			return "", nil, err
-		}
-		return line, body[:n], nil
-	}
-	return line, nil, nil
+	return r.Head, r.Body, nil
 }

@@ -13,6 +13,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
+
+	"github.com/stalkd/stalkd/engine/enginetest"
 )
 
 // TestFdBurst: a burst of twice as many connections as the server has file
@@ -29,11 +31,11 @@ func TestFdBurst(t *testing.T) {
 
 func fdBurst(t *testing.T, limit, burst int) {
 	ensureFiles(t, burst+256)
-	cmd, stderr := stalkd(t, "-l", "127.0.0.1", "-p", "0")
-	addr := listening(t, stderr)
+	p := startSelf(t, "-l", "127.0.0.1", "-p", "0")
+	addr := p.Addr()
 	first := dialServe(t, addr)
 	rl := unix.Rlimit{Cur: uint64(limit), Max: uint64(limit)}
-	require.NoError(t, unix.Prlimit(cmd.Process.Pid, unix.RLIMIT_NOFILE, &rl, nil))
+	require.NoError(t, unix.Prlimit(p.Pid(), unix.RLIMIT_NOFILE, &rl, nil))
 
 	conns := make([]net.Conn, burst)
 	var wg sync.WaitGroup
@@ -64,8 +66,8 @@ func fdBurst(t *testing.T, limit, burst int) {
 	t.Logf("limit %d: %d served, %d refused of %d", limit, served, refused, burst)
 	assert.Positive(t, refused, "the burst exceeded the descriptors")
 	assert.Positive(t, served)
-	require.NoError(t, syscall.Kill(cmd.Process.Pid, 0), "stalkd is alive")
-	first.roundTrip("list-tube-used\r\n", "USING default\r\n")
+	require.NoError(t, syscall.Kill(p.Pid(), 0), "stalkd is alive")
+	first.Do("list-tube-used\r\n", "USING default\r\n")
 
 	for _, c := range conns {
 		if c != nil {
@@ -80,7 +82,7 @@ func fdBurst(t *testing.T, limit, burst int) {
 		defer c.Close()
 		return probe(c)
 	}, waitLong, 10*time.Millisecond, "a new client is served after the burst")
-	require.NoError(t, syscall.Kill(cmd.Process.Pid, 0), "stalkd is alive")
+	require.NoError(t, syscall.Kill(p.Pid(), 0), "stalkd is alive")
 }
 
 // probe sends a command and reports whether it was answered (false: the
@@ -94,23 +96,12 @@ func probe(c net.Conn) bool {
 	return err == nil && line == "USING default\r\n"
 }
 
-// client is a connection with its reader.
-type client struct {
-	t *testing.T
-	c net.Conn
-	r *bufio.Reader
+// dialServe connects to addr and sees the connection served.
+func dialServe(t *testing.T, addr string) *enginetest.Conn {
+	c := enginetest.Dial(t, addr)
+	c.Do("list-tube-used\r\n", "USING default\r\n")
+	return c
 }
-
-func dialServe(t *testing.T, addr string) *client {
-	c, err := net.DialTimeout("tcp", addr, waitLong)
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = c.Close() })
-	cl := &client{t: t, c: c, r: bufio.NewReader(c)}
-	cl.roundTrip("list-tube-used\r\n", "USING default\r\n")
-	return cl
-}
-
-func (cl *client) roundTrip(req, want string) { roundTrip(cl.t, cl.c, cl.r, req, want) }
 
 // ensureFiles raises this process's open-file limit to at least n, or skips.
 func ensureFiles(t *testing.T, n int) {

@@ -21,10 +21,9 @@ func TestIDsNeverRepeatAfterALostTail(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and kills the real binary")
 	}
-	bin := buildStalkd(t)
 	dir := crashDir(t)
-	srv := startCrashServer(t, bin, dir, "-F", "-s", "4096")
-	c, err := dialBeanstalk(srv.addr)
+	srv := startCrashServer(t, dir, "-F", "-s", "4096")
+	c, err := dialBeanstalk(srv.Addr())
 	require.NoError(t, err)
 	var top uint64
 	for i := range 300 {
@@ -36,7 +35,7 @@ func TestIDsNeverRepeatAfterALostTail(t *testing.T) {
 		top = max(top, id)
 	}
 	c.close()
-	srv.kill(t)
+	srv.Kill()
 
 	segs, err := filepath.Glob(filepath.Join(dir, "0*"))
 	require.NoError(t, err)
@@ -45,8 +44,8 @@ func TestIDsNeverRepeatAfterALostTail(t *testing.T) {
 	require.NoError(t, os.Truncate(segs[len(segs)-1], 0))
 	require.NoError(t, os.Remove(segs[len(segs)-2]))
 
-	srv = startCrashServer(t, bin, dir, "-F", "-s", "4096", "-S")
-	c, err = dialBeanstalk(srv.addr)
+	srv = startCrashServer(t, dir, "-F", "-s", "4096", "-S")
+	c, err = dialBeanstalk(srv.Addr())
 	require.NoError(t, err)
 	defer c.close()
 	line, _, err := c.do("put 0 0 60 5\r\nafter\r\n")
@@ -54,5 +53,5 @@ func TestIDsNeverRepeatAfterALostTail(t *testing.T) {
 	id, err := strconv.ParseUint(strings.TrimPrefix(line, "INSERTED "), 10, 64)
 	require.NoError(t, err, line)
 	require.Greater(t, id, top, "ids never repeat, though the records of the newest jobs are lost")
-	srv.kill(t)
+	srv.Kill()
 }

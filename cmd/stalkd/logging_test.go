@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"net"
 	"os"
 	"regexp"
 	"strings"
@@ -19,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/stalkd/stalkd/engine"
+	"github.com/stalkd/stalkd/engine/enginetest"
 )
 
 // TestProcessLog runs the real binary at -VV with a flag that warns, does a
@@ -43,15 +43,13 @@ func TestProcessLog(t *testing.T) {
 	rest := make(chan struct{})
 	go func() { _, _ = io.Copy(io.Discard, br); close(rest) }()
 
-	c, err := net.Dial("tcp", addr)
-	require.NoError(t, err)
-	r := bufio.NewReader(c)
-	roundTrip(t, c, r, "put 2 0 60 11\r\nsecret body\r\n", "INSERTED 1\r\n")
-	roundTrip(t, c, r, "reserve-with-timeout 0\r\n", "RESERVED 1 11\r\nsecret body\r\n")
-	roundTrip(t, c, r, "delete 1\r\n", "DELETED\r\n")
+	c := enginetest.Dial(t, addr)
+	c.Do("put 2 0 60 11\r\nsecret body\r\n", "INSERTED 1\r\n")
+	c.Do("reserve-with-timeout 0\r\n", "RESERVED 1 11\r\nsecret body\r\n")
+	c.Do("delete 1\r\n", "DELETED\r\n")
 	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
 	require.Equal(t, 0, exitCode(t, cmd))
-	c.Close()
+	c.Hangup()
 	select {
 	case <-rest:
 	case <-time.After(waitLong):

@@ -14,6 +14,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/stalkd/stalkd/engine/enginetest"
 )
 
 // The test binary doubles as stalkd: with STALKD_TEST_MAIN set it runs
@@ -24,18 +26,28 @@ func TestMain(m *testing.M) {
 		os.Exit(realMain(append([]string{"stalkd"}, os.Args[1:]...), os.Stdout, os.Stderr))
 	}
 	code := m.Run()
-	if builtDir != "" {
-		_ = os.RemoveAll(builtDir)
-	}
+	enginetest.RemoveBuild()
 	os.Exit(code)
 }
 
-const waitLong = 15 * time.Second
+const waitLong = enginetest.Timeout
 
-// stalkd starts the command as a child process.
-func stalkd(t *testing.T, args ...string) (*exec.Cmd, io.Reader) {
+// selfCmd is the test binary run as stalkd with args.
+func selfCmd(args ...string) *exec.Cmd {
 	cmd := exec.Command(os.Args[0], args...)
 	cmd.Env = append(os.Environ(), "STALKD_TEST_MAIN=1")
+	return cmd
+}
+
+// startSelf starts the command as a child process and returns once it listens.
+func startSelf(t *testing.T, args ...string) *enginetest.Proc {
+	return enginetest.StartCommand(t, selfCmd(args...))
+}
+
+// stalkd starts the command as a child process, for the tests of how it
+// fails or of its whole log.
+func stalkd(t *testing.T, args ...string) (*exec.Cmd, io.Reader) {
+	cmd := selfCmd(args...)
 	stderr, err := cmd.StderrPipe()
 	require.NoError(t, err)
 	require.NoError(t, cmd.Start())
@@ -75,35 +87,20 @@ func listening(t *testing.T, stderr io.Reader) string {
 	return ""
 }
 
-func roundTrip(t *testing.T, c net.Conn, r *bufio.Reader, req, want string) {
-	require.NoError(t, c.SetDeadline(time.Now().Add(waitLong)))
-	_, err := io.WriteString(c, req)
-	require.NoError(t, err)
-	got := make([]byte, len(want))
-	_, err = io.ReadFull(r, got)
-	require.NoError(t, err)
-	assert.Equal(t, want, string(got))
-}
-
 func TestProcessSignals(t *testing.T) {
-	cmd, stderr := stalkd(t, "-l", "127.0.0.1", "-p", "0", "-V")
-	addr := listening(t, stderr)
-	c, err := net.Dial("tcp", addr)
-	require.NoError(t, err)
-	defer c.Close()
-	r := bufio.NewReader(c)
-	roundTrip(t, c, r, "put 0 0 10 1\r\nx\r\n", "INSERTED 1\r\n")
+	p := startSelf(t, "-l", "127.0.0.1", "-p", "0", "-V")
+	c := enginetest.Dial(t, p.Addr())
+	c.Do("put 0 0 10 1\r\nx\r\n", "INSERTED 1\r\n")
 
-	require.NoError(t, cmd.Process.Signal(syscall.SIGUSR1))
+	require.NoError(t, p.Signal(syscall.SIGUSR1))
 	require.Eventually(t, func() bool {
-		_, _ = io.WriteString(c, "put 0 0 10 1\r\ny\r\n")
-		line, err := r.ReadString('\n')
+		_, _ = io.WriteString(c.NetConn(), "put 0 0 10 1\r\ny\r\n")
+		line, err := c.Reader().ReadString('\n')
 		return err == nil && line == "DRAINING\r\n"
 	}, waitLong, time.Millisecond, "SIGUSR1 starts drain mode")
 
-	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
-	assert.Equal(t, 0, exitCode(t, cmd), "SIGTERM stops gracefully")
-	_, err = r.ReadByte()
+	assert.Equal(t, 0, p.Stop(), "SIGTERM stops gracefully")
+	_, err := c.Reader().ReadByte()
 	assert.Error(t, err, "connections are closed")
 }
 

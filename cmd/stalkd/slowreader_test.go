@@ -13,6 +13,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/stalkd/stalkd/engine/enginetest"
 )
 
 // rssBytes reads a process's resident set size from /proc.
@@ -39,12 +41,11 @@ func TestSlowReadersBoundedMemory(t *testing.T) {
 	if v := os.Getenv("STALKD_SLOW_READERS"); v != "" { // for measuring by hand
 		slow, _ = strconv.Atoi(v)
 	}
-	cmd, stderr := builtStalkd(t, "-l", "127.0.0.1", "-p", "0")
-	addr, _ := follow(t, stderr)
-	pid := cmd.Process.Pid
+	p := enginetest.StartProcess(t, "-l", "127.0.0.1", "-p", "0") // not race-instrumented: its memory is the real one's
+	addr, pid := p.Addr(), p.Pid()
 	normal := dialServe(t, addr)
 	body := bytes.Repeat([]byte("x"), 60000)
-	normal.roundTrip(fmt.Sprintf("put 0 0 100 %d\r\n%s\r\n", len(body), body), "INSERTED 1\r\n")
+	normal.Do(fmt.Sprintf("put 0 0 100 %d\r\n%s\r\n", len(body), body), "INSERTED 1\r\n")
 	base := rssBytes(t, pid)
 
 	peeks := bytes.Repeat([]byte("peek 1\r\n"), 8192) // 64 KB of commands
@@ -75,11 +76,11 @@ func TestSlowReadersBoundedMemory(t *testing.T) {
 		case <-time.After(20 * time.Millisecond):
 		}
 		peak = max(peak, rssBytes(t, pid))
-		normal.roundTrip("list-tube-used\r\n", "USING default\r\n")
+		normal.Do("list-tube-used\r\n", "USING default\r\n")
 	}
 	t.Logf("%d slow readers: RSS %d MB before, peak %d MB", slow, base>>20, peak>>20)
 	assert.Less(t, peak, int64(200<<20), "peak RSS")
-	normal.roundTrip("peek 1\r\n", fmt.Sprintf("FOUND 1 %d\r\n%s\r\n", len(body), body))
+	normal.Do("peek 1\r\n", fmt.Sprintf("FOUND 1 %d\r\n%s\r\n", len(body), body))
 
 	for _, c := range conns {
 		_ = c.Close()

@@ -8,7 +8,6 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
-	"encoding/json"
 	"encoding/pem"
 	"io"
 	"math/big"
@@ -21,6 +20,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/stalkd/stalkd/engine/enginetest"
 )
 
 // pki is a CA made for a test, and the files of what it issued.
@@ -86,56 +87,39 @@ func TestTLSFlags(t *testing.T) {
 	p := newPKI(t)
 	p.issue(t, "server", true)
 	client := p.issue(t, "client", false)
-	cmd, stderr := stalkd(t, "-l", "none", "--tls", "127.0.0.1:0",
+	proc := startSelf(t, "-l", "none", "--tls", "127.0.0.1:0",
 		"--tls-cert", filepath.Join(p.dir, "server.crt"), "--tls-key", filepath.Join(p.dir, "server.key"),
 		"--tls-client-ca", filepath.Join(p.dir, "ca.pem"))
-	addr := tlsListening(t, stderr)
-	dialTLS := func(certs []tls.Certificate) (*tls.Conn, *bufio.Reader, error) {
+	addr := proc.Addr() // the TLS one: there is no other
+	dialTLS := func(certs []tls.Certificate) (*tls.Conn, error) {
 		c, err := tls.DialWithDialer(&net.Dialer{Timeout: waitLong}, "tcp", addr,
 			&tls.Config{RootCAs: p.pool, Certificates: certs})
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		t.Cleanup(func() { _ = c.Close() })
-		return c, bufio.NewReader(c), nil
+		return c, nil
 	}
-	c, r, err := dialTLS([]tls.Certificate{client})
+	tc, err := dialTLS([]tls.Certificate{client})
 	require.NoError(t, err)
-	roundTrip(t, c, r, "put 0 0 10 1\r\nx\r\n", "INSERTED 1\r\n")
-	serial := c.ConnectionState().PeerCertificates[0].SerialNumber
+	c := enginetest.Wrap(t, tc)
+	c.Do("put 0 0 10 1\r\nx\r\n", "INSERTED 1\r\n")
+	serial := tc.ConnectionState().PeerCertificates[0].SerialNumber
 
-	if anon, ar, err := dialTLS(nil); err == nil {
+	if anon, err := dialTLS(nil); err == nil {
 		_, _ = io.WriteString(anon, "list-tube-used\r\n")
 		_ = anon.SetReadDeadline(time.Now().Add(waitLong))
-		_, err = ar.ReadString('\n')
+		_, err = bufio.NewReader(anon).ReadString('\n')
 		assert.Error(t, err, "no client certificate: refused")
 	}
 
 	p.issue(t, "server", true) // renewed in place
-	require.NoError(t, cmd.Process.Signal(syscall.SIGHUP))
+	require.NoError(t, proc.Signal(syscall.SIGHUP))
 	require.Eventually(t, func() bool {
-		n, _, err := dialTLS([]tls.Certificate{client})
+		n, err := dialTLS([]tls.Certificate{client})
 		return err == nil && n.ConnectionState().PeerCertificates[0].SerialNumber.Cmp(serial) != 0
 	}, waitLong, 10*time.Millisecond, "new connections get the renewed certificate")
-	roundTrip(t, c, r, "put 0 0 10 1\r\ny\r\n", "INSERTED 2\r\n")
-}
-
-// tlsListening reads the log until the "listening" line and returns its
-// TLS address.
-func tlsListening(t *testing.T, stderr io.Reader) string {
-	sc := bufio.NewScanner(stderr)
-	for sc.Scan() {
-		var line struct {
-			Message string
-			TLSAddr string `json:"tls_addr"`
-		}
-		if json.Unmarshal(sc.Bytes(), &line) == nil && line.Message == "listening" {
-			go func() { _, _ = io.Copy(io.Discard, stderr) }()
-			return line.TLSAddr
-		}
-	}
-	t.Fatal("no listening line")
-	return ""
+	c.Do("put 0 0 10 1\r\ny\r\n", "INSERTED 2\r\n")
 }
 
 func TestTLSFlagErrors(t *testing.T) {

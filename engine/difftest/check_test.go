@@ -2,9 +2,10 @@ package difftest
 
 import (
 	"fmt"
-	"github.com/stalkd/stalkd/engine/enginetest"
 	"strconv"
 	"strings"
+
+	"github.com/stalkd/stalkd/engine/enginetest"
 )
 
 // check states a script's intent about a step's replies. It runs on each

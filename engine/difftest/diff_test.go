@@ -3,13 +3,14 @@ package difftest
 import (
 	"flag"
 	"fmt"
-	"github.com/stalkd/stalkd/engine/enginetest"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/stalkd/stalkd/engine/enginetest"
 )
 
 var (

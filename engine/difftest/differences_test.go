@@ -2,12 +2,12 @@ package difftest
 
 import (
 	"fmt"
-	"github.com/stalkd/stalkd/engine/enginetest"
 	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/stalkd/stalkd/codec"
+	"github.com/stalkd/stalkd/engine/enginetest"
 )
 
 // The one table of what may differ between the reference and stalkd. Every

@@ -3,12 +3,13 @@ package difftest
 import (
 	"bufio"
 	"fmt"
-	"github.com/stalkd/stalkd/engine/enginetest"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/stalkd/stalkd/engine/enginetest"
 )
 
 // Tests of the harness itself, so that a lenient reader or an over-eager

@@ -2,9 +2,10 @@ package difftest
 
 import (
 	"fmt"
-	"github.com/stalkd/stalkd/engine/enginetest"
 	"strings"
 	"time"
+
+	"github.com/stalkd/stalkd/engine/enginetest"
 )
 
 // script is one conversation, played from a fresh start against each server.

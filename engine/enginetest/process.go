@@ -230,12 +230,38 @@ func StartCommand(t testing.TB, cmd *exec.Cmd) *Proc {
 	return start(t, cmd, "stalkd", ListeningAddr)
 }
 
-// ListeningAddr returns the address of stalkd's "listening" JSON log line,
-// or "" for any other line.
+// ListeningAddr returns the address of stalkd's "listening" JSON log line
+// (its plain address, else its TLS one), or "" for any other line.
 func ListeningAddr(line string) string {
-	var l struct{ Message, Addr string }
+	var l struct {
+		Message, Addr string
+		TLSAddr       string `json:"tls_addr"`
+	}
 	if json.Unmarshal([]byte(line), &l) == nil && l.Message == "listening" {
-		return l.Addr
+		if l.Addr != "" {
+			return l.Addr
+		}
+		return l.TLSAddr
 	}
 	return ""
+}
+
+// Count returns how many lines of its log so far contain s.
+func (p *Proc) Count(s string) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	n := 0
+	for _, l := range p.log {
+		if strings.Contains(l, s) {
+			n++
+		}
+	}
+	return n
+}
+
+// RemoveBuild deletes what Build built; for TestMain, after m.Run.
+func RemoveBuild() {
+	if buildPath != "" {
+		_ = os.RemoveAll(filepath.Dir(buildPath))
+	}
 }
