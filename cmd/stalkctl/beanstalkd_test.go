@@ -1,43 +1,16 @@
 package main
 
 import (
-	"net"
-	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/stalkd/stalkd/engine/enginetest"
 )
 
 // startBeanstalkd runs the reference beanstalkd on a free loopback port,
 // skipping the test where it is not installed.
-func startBeanstalkd(t *testing.T) string {
-	t.Helper()
-	bin, err := exec.LookPath("beanstalkd")
-	if err != nil {
-		t.Skip("beanstalkd (the reference server) is not on PATH")
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
-	ln.Close()
-	cmd := exec.Command(bin, "-l", "127.0.0.1", "-p", port)
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	addr := "127.0.0.1:" + port
-	waitFor(t, "beanstalkd to listen", func() bool {
-		c, err := net.DialTimeout("tcp", addr, time.Second)
-		if err == nil {
-			c.Close()
-		}
-		return err == nil
-	})
-	return addr
-}
+func startBeanstalkd(t *testing.T) string { t.Helper(); return enginetest.Reference(t).Addr() }
 
 // TestAgainstPlainBeanstalkd: every command that exists in the protocol
 // works against the reference; clear and list say they need stalkd.

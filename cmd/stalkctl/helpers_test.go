@@ -14,6 +14,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/stalkd/stalkd/engine"
+	"github.com/stalkd/stalkd/engine/enginetest/inproc"
 )
 
 // startServer starts an in-process stalkd on a free loopback port and
@@ -23,17 +24,7 @@ func startServer(t *testing.T) string { t.Helper(); return startServerAt(t, "127
 // startServerAt starts an in-process stalkd on addr.
 func startServerAt(t *testing.T, addr string) string {
 	t.Helper()
-	srv, err := engine.Start(context.Background(), engine.Config{Addr: addr,
-		Logger: zerolog.New(zerolog.NewTestWriter(t))})
-	if err != nil {
-		t.Fatalf("start server: %v", err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		srv.Stop(ctx)
-	})
-	return srv.Addr().String()
+	return inproc.Start(t, engine.Config{Addr: addr, Logger: zerolog.New(zerolog.NewTestWriter(t))}).Addr().String()
 }
 
 // beanConn is an independent client (go-beanstalk) to set up and check

@@ -1,32 +1,22 @@
 package main
 
 import (
-	"bufio"
-	"net"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/beanstalkd/go-beanstalk"
+
+	"github.com/stalkd/stalkd/engine/enginetest"
 )
 
 // requireAdminCommands skips the test while the server does not serve
 // clear-tube and list-jobs (they land in the engine separately, issue 9).
 func requireAdminCommands(t *testing.T, addr string) {
 	t.Helper()
-	c, err := net.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	c.Write([]byte("list-jobs default ready 0 1\r\n"))
-	c.SetReadDeadline(time.Now().Add(10 * time.Second))
-	line, err := bufio.NewReader(c).ReadString('\n')
-	if err != nil {
-		t.Fatal(err)
-	}
-	if strings.HasPrefix(line, "UNKNOWN_COMMAND") {
+	c := enginetest.Dial(t, addr)
+	if r := c.Ask("list-jobs default ready 0 1\r\n"); r.Head == "UNKNOWN_COMMAND" {
 		t.Skip("this server does not serve list-jobs/clear-tube yet")
 	}
 }
