@@ -5,6 +5,7 @@ import (
 	"go/token"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -27,41 +28,18 @@ type pkgImports map[string]map[string]bool
 func scanModule(t *testing.T, root string) pkgImports {
 	t.Helper()
 	out := pkgImports{}
-	fset := token.NewFileSet()
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			name := d.Name()
-			if path != root && (strings.HasPrefix(name, ".") || name == "testdata" || name == "bin") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(path, ".go") {
-			return nil
-		}
-		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, filepath.Dir(path))
-		dir := filepath.ToSlash(rel)
+	for file, imps := range fileImports(t, root) {
+		dir := path.Dir(file)
 		if out[dir] == nil {
 			out[dir] = map[string]bool{}
 		}
-		file := filepath.ToSlash(filepath.Join(rel, filepath.Base(path)))
-		for _, imp := range f.Imports {
-			p, _ := strconv.Unquote(imp.Path.Value)
-			if p == "unsafe" && unsafeAllowed[file] != "" {
+		for _, imp := range imps {
+			if imp == "unsafe" && unsafeAllowed[file] != "" {
 				continue
 			}
-			out[dir][p] = true
+			out[dir][imp] = true
 		}
-		return nil
-	})
-	require.NoError(t, err)
+	}
 	return out
 }
 
@@ -187,4 +165,95 @@ func TestArchitectureRulesBite(t *testing.T) {
 	require.True(t, m.closure("jobs")["net"], "a forbidden import is found through the module's own packages")
 	_, err := os.Stat(filepath.Join("..", "..", "go.mod"))
 	require.NoError(t, err, "the test runs from cmd/stalkd")
+}
+
+// kit is the wire-test kit: test code, imported by tests only.
+const kit = "engine/enginetest"
+
+// fileImports maps each Go file of the module (its path relative to the
+// module root, with "/" separators) to what it imports.
+func fileImports(t *testing.T, root string) map[string][]string {
+	t.Helper()
+	out := map[string][]string{}
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			name := d.Name()
+			if path != root && (strings.HasPrefix(name, ".") || name == "testdata" || name == "bin") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		rel = filepath.ToSlash(rel)
+		out[rel] = []string{}
+		for _, imp := range f.Imports {
+			p, _ := strconv.Unquote(imp.Path.Value)
+			out[rel] = append(out[rel], p)
+		}
+		return nil
+	})
+	require.NoError(t, err)
+	return out
+}
+
+// kitViolations lists the files that import the wire-test kit where they
+// may not: anything but a _test.go file outside the kit, and the load
+// generator in any case.
+func kitViolations(files map[string][]string) []string {
+	var bad []string
+	for file, imps := range files {
+		dir := path.Dir(file)
+		for _, imp := range imps {
+			ld, ours := local(imp)
+			if !ours || !under(ld, kit) || under(dir, kit) {
+				continue
+			}
+			switch {
+			case under(dir, "benchmarks"):
+				bad = append(bad, file+" imports "+imp+": the load generator imports nothing of the server, tests included")
+			case !strings.HasSuffix(file, "_test.go"):
+				bad = append(bad, file+" imports "+imp+": the wire-test kit is for _test.go files only")
+			}
+		}
+	}
+	slices.Sort(bad)
+	return bad
+}
+
+func TestWireTestKitOnlyInTests(t *testing.T) {
+	files := fileImports(t, filepath.Join("..", ".."))
+	require.Contains(t, files, kit+"/conn.go", "the scan must see the kit")
+	users := 0
+	for file, imps := range files {
+		if strings.HasSuffix(file, "_test.go") && slices.Contains(imps, module+"/"+kit) {
+			users++
+		}
+	}
+	require.Positive(t, users, "the tests use the kit")
+	bad := kitViolations(files)
+	require.Empty(t, bad, "wire-test kit imported outside tests:\n%s", strings.Join(bad, "\n"))
+}
+
+// TestWireTestKitRuleBites proves the rule can fail.
+func TestWireTestKitRuleBites(t *testing.T) {
+	bad := kitViolations(map[string][]string{
+		"engine/server.go":              {module + "/" + kit},
+		"benchmarks/loadgen/x_test.go":  {module + "/" + kit + "/inproc"},
+		"engine/conn_test.go":           {module + "/" + kit},
+		"engine/enginetest/inproc/a.go": {module + "/" + kit},
+	})
+	require.Len(t, bad, 2, "%v", bad)
+	require.Contains(t, bad[0], "benchmarks/loadgen/x_test.go")
+	require.Contains(t, bad[1], "engine/server.go")
 }
