@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -65,23 +64,10 @@ func TestTraceLog(t *testing.T) {
 	s := startServer(t, func(c *Config) {
 		c.Logger = zerolog.New(&buf).Level(zerolog.TraceLevel)
 	})
-	c, err := net.Dial("tcp", addrOf(t, s))
-	require.NoError(t, err)
-	defer c.Close()
-	require.NoError(t, c.SetDeadline(time.Now().Add(ioTimeout)))
-	r := bufio.NewReader(c)
-	for _, step := range [][2]string{
-		{"put 3 0 60 11\r\nsecret body\r\n", "INSERTED 1\r\n"},
-		{"reserve-with-timeout 0\r\n", "RESERVED 1 11\r\nsecret body\r\n"},
-		{"delete 1\r\n", "DELETED\r\n"},
-	} {
-		_, err := io.WriteString(c, step[0])
-		require.NoError(t, err)
-		got := make([]byte, len(step[1]))
-		_, err = io.ReadFull(r, got)
-		require.NoError(t, err)
-		require.Equal(t, step[1], string(got))
-	}
+	c := dial(t, s)
+	c.Do("put 3 0 60 11\r\nsecret body\r\n", "INSERTED 1\r\n")
+	c.Do("reserve-with-timeout 0\r\n", "RESERVED 1 11\r\nsecret body\r\n")
+	c.Do("delete 1\r\n", "DELETED\r\n")
 	var out string
 	require.Eventually(t, func() bool {
 		out = buf.String()
@@ -121,15 +107,9 @@ func TestVerbosityOf(t *testing.T) {
 func TestDebugLogHasNoCommands(t *testing.T) {
 	var buf syncBuffer
 	s := startServer(t, func(c *Config) { c.Logger = zerolog.New(&buf).Level(zerolog.DebugLevel) })
-	c, err := net.Dial("tcp", addrOf(t, s))
-	require.NoError(t, err)
-	require.NoError(t, c.SetDeadline(time.Now().Add(ioTimeout)))
-	_, err = io.WriteString(c, "use x\r\n")
-	require.NoError(t, err)
-	line, err := bufio.NewReader(c).ReadString('\n')
-	require.NoError(t, err)
-	require.Equal(t, "USING x\r\n", line)
-	c.Close()
+	c := dial(t, s)
+	c.Do("use x\r\n", "USING x\r\n")
+	c.Hangup()
 	require.Eventually(t, func() bool { return strings.Contains(buf.String(), `"message":"close"`) }, ioTimeout, 5*time.Millisecond)
 	assert.Contains(t, buf.String(), `"message":"accept"`)
 	assert.NotContains(t, buf.String(), `"message":"command"`)

@@ -23,6 +23,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/stalkd/stalkd/codec"
+	"github.com/stalkd/stalkd/engine/enginetest"
 )
 
 // testCA is a certificate authority made for a test.
@@ -174,12 +175,7 @@ func TestMutualTLS(t *testing.T) {
 	good, _, _ := ts.ca.issue(t, "worker", false)
 	c, err := ts.dialTLS(t, []tls.Certificate{good})
 	require.NoError(t, err)
-	r := bufio.NewReader(c)
-	_, err = io.WriteString(c, "list-tube-used\r\n")
-	require.NoError(t, err)
-	line, err := r.ReadString('\n')
-	require.NoError(t, err)
-	assert.Equal(t, "USING default\r\n", line)
+	enginetest.Wrap(t, c).Do("list-tube-used\r\n", "USING default\r\n")
 
 	other, _, _ := newCA(t, "other CA").issue(t, "intruder", false)
 	for name, certs := range map[string][]tls.Certificate{"no certificate": nil, "wrong CA": {other}} {
@@ -202,12 +198,7 @@ func TestMutualTLSNeedsNoToken(t *testing.T) {
 	good, _, _ := ts.ca.issue(t, "worker", false)
 	c, err := ts.dialTLS(t, []tls.Certificate{good})
 	require.NoError(t, err)
-	r := bufio.NewReader(c)
-	_, err = io.WriteString(c, "put 0 0 10 1\r\nx\r\n")
-	require.NoError(t, err)
-	line, err := r.ReadString('\n')
-	require.NoError(t, err)
-	assert.Equal(t, "INSERTED 1\r\n", line)
+	enginetest.Wrap(t, c).Do("put 0 0 10 1\r\nx\r\n", "INSERTED 1\r\n")
 
 	p := dial(t, ts.srv)
 	p.Do("peek 1\r\n", "UNAUTHORIZED\r\n")
