@@ -2,13 +2,11 @@ package engine
 
 import (
 	"bufio"
-	"bytes"
 	"fmt"
 	"io"
 	"math/rand/v2"
 	"net"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,27 +16,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/stalkd/stalkd/codec"
+	"github.com/stalkd/stalkd/engine/enginetest"
 )
 
 const goodToken = "s3cret-token-with-some-length"
 
 // lockedBuf is a log sink the server's goroutines may share.
-type lockedBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuf) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuf) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
+type lockedBuf = enginetest.Buffer
 
 func startAuthServer(t *testing.T) (*Server, *lockedBuf) {
 	logs := &lockedBuf{}

@@ -1,13 +1,11 @@
 package engine
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/stalkd/stalkd/codec"
+	"github.com/stalkd/stalkd/engine/enginetest"
 )
 
 // TestAppendCommandLine decodes command lines and checks that the trace
@@ -38,23 +37,8 @@ func TestAppendCommandLine(t *testing.T) {
 	assert.Equal(t, "delete", string(appendCommandLine(nil, &cmd)), "a bad line is named by the command it matched")
 }
 
-// syncBuffer is a bytes.Buffer safe for the event loops' concurrent writes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+// syncBuffer is a log sink safe for the event loops' concurrent writes.
+type syncBuffer = enginetest.Buffer
 
 // TestTraceLog runs a put, a reserve and a delete on a server logging at
 // trace level and checks the command and reply lines: whole command lines,

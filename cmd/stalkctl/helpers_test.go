@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"io"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -14,6 +13,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/stalkd/stalkd/engine"
+	"github.com/stalkd/stalkd/engine/enginetest"
 	"github.com/stalkd/stalkd/engine/enginetest/inproc"
 )
 
@@ -39,23 +39,8 @@ func beanConn(t *testing.T, addr string) *beanstalk.Conn {
 	return c
 }
 
-// syncBuffer is a bytes.Buffer safe for a writer and a polling reader.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+// syncBuffer is a buffer safe for a writer and a polling reader.
+type syncBuffer = enginetest.Buffer
 
 // waitFor polls cond until it holds, failing the test after a generous
 // bound (the box may be loaded).

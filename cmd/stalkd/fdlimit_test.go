@@ -74,14 +74,7 @@ func fdBurst(t *testing.T, limit, burst int) {
 			_ = c.Close()
 		}
 	}
-	require.Eventually(t, func() bool {
-		c, err := net.DialTimeout("tcp", addr, waitLong)
-		if err != nil {
-			return false
-		}
-		defer c.Close()
-		return probe(c)
-	}, waitLong, 10*time.Millisecond, "a new client is served after the burst")
+	requireServedAgain(t, addr, "a new client is served after the burst")
 	require.NoError(t, syscall.Kill(p.Pid(), 0), "stalkd is alive")
 }
 
@@ -94,6 +87,18 @@ func probe(c net.Conn) bool {
 	}
 	line, err := bufio.NewReader(c).ReadString('\n')
 	return err == nil && line == "USING default\r\n"
+}
+
+// requireServedAgain waits until a new connection to addr is served.
+func requireServedAgain(t *testing.T, addr, msg string) {
+	require.Eventually(t, func() bool {
+		c, err := net.DialTimeout("tcp", addr, waitLong)
+		if err != nil {
+			return false
+		}
+		defer c.Close()
+		return probe(c)
+	}, waitLong, 10*time.Millisecond, msg)
 }
 
 // dialServe connects to addr and sees the connection served.

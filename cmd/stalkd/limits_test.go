@@ -37,14 +37,7 @@ func TestMaxConnectionsFlag(t *testing.T) {
 		"20 refusals in %v, logged at most once a second", elapsed)
 
 	open[0].Hangup()
-	require.Eventually(t, func() bool {
-		c, err := net.DialTimeout("tcp", addr, waitLong)
-		if err != nil {
-			return false
-		}
-		defer c.Close()
-		return probe(c)
-	}, waitLong, 10*time.Millisecond, "a freed place is taken again")
+	requireServedAgain(t, addr, "a freed place is taken again")
 }
 
 // TestIdleTimeoutFlag: a connection that sends nothing is closed; a worker
