@@ -18,16 +18,26 @@
 //   - script_test.go: the step builders (say, expect, ask, read, pause,
 //     hangup, halfClose); check_test.go: the intent checks (fields, between,
 //     keys, list, heads).
-//   - session_test.go and reply_test.go: the client side (connections, writes,
-//     reading replies by shape); servers_test.go and stalkd_test.go: starting
-//     both servers; diff_test.go: TestDiff, which plays and compares;
+//   - session_test.go: the client side (connections, writes, reading
+//     replies, and the barrier of steps that expect no reply);
+//     reply_test.go: literal replies; servers_test.go: starting both
+//     servers; diff_test.go: TestDiff, which plays and compares;
 //     harness_test.go: tests of the harness itself.
+//
+// The servers, the reply reader and the barrier come from the wire-test kit
+// (package enginetest). A step that expects no reply does not wait for a
+// quiet window: it waits until the server has read every byte sent and its
+// event loop sleeps (enginetest.Settle, read from the kernel), then takes
+// what the server has sent by then. Both servers serve a connection on one
+// thread that writes its replies before it sleeps (beanstalkd by design,
+// stalkd started with one event loop), so that is everything they will
+// answer. A write split in parts is settled the same way between parts.
 //
 // Run it with
 //
 //	go test ./engine/difftest/
 //
-// The tests skip themselves when beanstalkd is not on PATH. Flags:
+// The tests skip themselves when beanstalkd is not installed. Flags:
 //
 //	-difftest.self   play every script against two reference servers instead,
 //	                 which validates the harness and the masks
