@@ -1,10 +1,8 @@
 package engine
 
 import (
-	"bufio"
 	"context"
 	"errors"
-	"io"
 	"net"
 	"sync/atomic"
 	"testing"
@@ -14,6 +12,8 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/stalkd/stalkd/engine/enginetest"
 )
 
 // startFront starts a Front on 127.0.0.1:0 whose leader is whatever
@@ -47,17 +47,9 @@ func fixedLeader(addr string) func(context.Context) (string, uint64, error) {
 func TestFrontCarriesBytes(t *testing.T) {
 	leader := startLeader(t)
 	f := startFront(t, 10*time.Second, fixedLeader(leader.Addr().String()))
-	c, err := net.Dial("tcp", f.Addr().String())
-	require.NoError(t, err)
-	defer c.Close()
-	require.NoError(t, c.SetDeadline(time.Now().Add(20*time.Second)))
-	_, err = io.WriteString(c, "use t\r\nput 1 0 60 5\r\nhello\r\nwatch t\r\nreserve-with-timeout 0\r\ndelete 1\r\nbogus\r\n")
-	require.NoError(t, err)
-	want := "USING t\r\nINSERTED 1\r\nWATCHING 2\r\nRESERVED 1 5\r\nhello\r\nDELETED\r\nUNKNOWN_COMMAND\r\n"
-	got := make([]byte, len(want))
-	_, err = io.ReadFull(c, got)
-	require.NoError(t, err)
-	assert.Equal(t, want, string(got))
+	enginetest.Dial(t, f.Addr().String()).Do(
+		"use t\r\nput 1 0 60 5\r\nhello\r\nwatch t\r\nreserve-with-timeout 0\r\ndelete 1\r\nbogus\r\n",
+		"USING t\r\nINSERTED 1\r\nWATCHING 2\r\nRESERVED 1 5\r\nhello\r\nDELETED\r\nUNKNOWN_COMMAND\r\n")
 
 	bc, err := beanstalk.Dial("tcp", f.Addr().String())
 	require.NoError(t, err)
@@ -74,16 +66,11 @@ func TestFrontCarriesBytes(t *testing.T) {
 func TestFrontHalfClose(t *testing.T) {
 	leader := startLeader(t)
 	f := startFront(t, 10*time.Second, fixedLeader(leader.Addr().String()))
-	c, err := net.Dial("tcp", f.Addr().String())
-	require.NoError(t, err)
-	defer c.Close()
-	require.NoError(t, c.SetDeadline(time.Now().Add(20*time.Second)))
-	_, err = io.WriteString(c, "put 0 0 60 2\r\nhi\r\n")
-	require.NoError(t, err)
-	require.NoError(t, c.(*net.TCPConn).CloseWrite())
-	all, err := io.ReadAll(c)
-	require.NoError(t, err)
-	assert.Equal(t, "INSERTED 1\r\n", string(all))
+	c := enginetest.Dial(t, f.Addr().String())
+	c.Send("put 0 0 60 2\r\nhi\r\n")
+	c.CloseWrite()
+	c.Expect("INSERTED 1\r\n")
+	c.ExpectEOF()
 }
 
 // TestFrontNoLeader: with no leader within Wait, each command is answered
@@ -94,15 +81,9 @@ func TestFrontNoLeader(t *testing.T) {
 		<-ctx.Done()
 		return "", 0, errors.New("no leader")
 	})
-	c, err := net.Dial("tcp", f.Addr().String())
-	require.NoError(t, err)
-	defer c.Close()
-	require.NoError(t, c.SetDeadline(time.Now().Add(20*time.Second)))
-	_, err = io.WriteString(c, "stats\r\nput 0 0 1 2\r\nhi\r\n")
-	require.NoError(t, err)
-	all, err := io.ReadAll(c) // answered, then closed once the client is quiet
-	require.NoError(t, err)
-	assert.Equal(t, "INTERNAL_ERROR\r\nINTERNAL_ERROR\r\n", string(all))
+	c := enginetest.Dial(t, f.Addr().String())
+	c.Do("stats\r\nput 0 0 1 2\r\nhi\r\n", "INTERNAL_ERROR\r\nINTERNAL_ERROR\r\n")
+	c.ExpectEOF() // answered, then closed once the client is quiet
 
 	leader := startLeader(t)
 	late := make(chan struct{})
@@ -114,16 +95,10 @@ func TestFrontNoLeader(t *testing.T) {
 			return "", 0, ctx.Err()
 		}
 	})
-	c2, err := net.Dial("tcp", g.Addr().String())
-	require.NoError(t, err)
-	defer c2.Close()
-	require.NoError(t, c2.SetDeadline(time.Now().Add(20*time.Second)))
-	_, err = io.WriteString(c2, "use waited\r\n")
-	require.NoError(t, err)
+	c2 := enginetest.Dial(t, g.Addr().String())
+	c2.Send("use waited\r\n")
 	close(late)
-	line, err := bufio.NewReader(c2).ReadString('\n')
-	require.NoError(t, err)
-	assert.Equal(t, "USING waited\r\n", line)
+	c2.Expect("USING waited\r\n")
 }
 
 // TestFrontLeaderGoes: when the leader's side closes and no other leader
@@ -131,19 +106,10 @@ func TestFrontNoLeader(t *testing.T) {
 func TestFrontLeaderGoes(t *testing.T) {
 	leader := startLeader(t)
 	f := startFront(t, 300*time.Millisecond, fixedLeader(leader.Addr().String()))
-	c, err := net.Dial("tcp", f.Addr().String())
-	require.NoError(t, err)
-	defer c.Close()
-	require.NoError(t, c.SetDeadline(time.Now().Add(20*time.Second)))
-	r := bufio.NewReader(c)
-	_, err = io.WriteString(c, "use a\r\n")
-	require.NoError(t, err)
-	line, err := r.ReadString('\n')
-	require.NoError(t, err)
-	require.Equal(t, "USING a\r\n", line)
+	c := enginetest.Dial(t, f.Addr().String())
+	c.Do("use a\r\n", "USING a\r\n")
 	require.NoError(t, leader.Stop(context.Background()))
-	_, err = r.ReadByte()
-	assert.ErrorIs(t, err, io.EOF)
+	c.ExpectEOF()
 }
 
 // TestFrontFailover: when the leader changes, a connection is carried to
@@ -165,32 +131,19 @@ func TestFrontFailover(t *testing.T) {
 			}
 		}
 	})
-	c, err := net.Dial("tcp", f.Addr().String())
-	require.NoError(t, err)
-	defer c.Close()
-	require.NoError(t, c.SetDeadline(time.Now().Add(20*time.Second)))
-	r := bufio.NewReader(c)
-	expect := func(want string) {
-		t.Helper()
-		got := make([]byte, len(want))
-		_, err := io.ReadFull(r, got)
-		require.NoError(t, err)
-		require.Equal(t, want, string(got))
-	}
+	c := enginetest.Dial(t, f.Addr().String())
 	// A put line refused at once (nothing swallowed) is owed one reply,
 	// which the front must count, or it would misread the replies after it.
-	_, err = io.WriteString(c, "put 0 0 1 2 x\r\nuse a\r\nwatch b\r\nignore default\r\nreserve-with-timeout 60\r\n")
-	require.NoError(t, err)
-	expect("BAD_FORMAT\r\nUSING a\r\nWATCHING 2\r\nWATCHING 1\r\n")
+	c.Send("put 0 0 1 2 x\r\nuse a\r\nwatch b\r\nignore default\r\nreserve-with-timeout 60\r\n")
+	c.Expect("BAD_FORMAT\r\nUSING a\r\nWATCHING 2\r\nWATCHING 1\r\n")
 	// The reserve waits on the first leader; the leader changes.
 	waitUntil(t, func() bool { return first.queue.Stats().Waiting == 1 })
 	cur.Store(nil)
 	require.NoError(t, first.Stop(context.Background()))
 	cur.Store(second)
-	expect("INTERNAL_ERROR\r\n")
-	_, err = io.WriteString(c, "list-tube-used\r\nlist-tubes-watched\r\nput 0 0 60 2\r\nhi\r\npeek-ready\r\n")
-	require.NoError(t, err)
-	expect("USING a\r\nOK 8\r\n---\n- b\n\r\nINSERTED 1\r\nFOUND 1 2\r\nhi\r\n")
+	c.Expect("INTERNAL_ERROR\r\n")
+	c.Do("list-tube-used\r\nlist-tubes-watched\r\nput 0 0 60 2\r\nhi\r\npeek-ready\r\n",
+		"USING a\r\nOK 8\r\n---\n- b\n\r\nINSERTED 1\r\nFOUND 1 2\r\nhi\r\n")
 	st, err := second.queue.StatsTube([]byte("a"))
 	require.NoError(t, err)
 	assert.Equal(t, int64(1), st.Ready, "the put went to the second leader, in the used tube")
@@ -217,15 +170,9 @@ func TestFrontFramesLikeTheEngine(t *testing.T) {
 	f := StartFront(FrontConfig{Listener: ln, Leader: fixedLeader(srv.Addr().String()), MaxJobSize: 4,
 		Logger: zerolog.New(zerolog.NewTestWriter(t))})
 	t.Cleanup(func() { _ = f.Stop(context.Background()) })
-	c, err := net.Dial("tcp", f.Addr().String())
-	require.NoError(t, err)
-	defer c.Close()
-	require.NoError(t, c.SetDeadline(time.Now().Add(20*time.Second)))
-	_, err = io.WriteString(c, "put 0 0 1 6\r\nabcdef\r\nput 0 0 1 2\r\nok\r\nquit\r\n")
-	require.NoError(t, err)
-	all, err := io.ReadAll(c)
-	require.NoError(t, err)
-	assert.Equal(t, "JOB_TOO_BIG\r\nINSERTED 1\r\n", string(all))
+	c := enginetest.Dial(t, f.Addr().String())
+	c.Do("put 0 0 1 6\r\nabcdef\r\nput 0 0 1 2\r\nok\r\nquit\r\n", "JOB_TOO_BIG\r\nINSERTED 1\r\n")
+	c.ExpectEOF()
 }
 
 // TestFrontFailoverAuth: an authenticated connection stays authenticated
@@ -254,30 +201,19 @@ func TestFrontFailoverAuth(t *testing.T) {
 			}
 		}
 	})
-	c, err := net.Dial("tcp", f.Addr().String())
-	require.NoError(t, err)
-	defer c.Close()
-	require.NoError(t, c.SetDeadline(time.Now().Add(20*time.Second)))
-	r := bufio.NewReader(c)
-	line := func() string {
-		l, err := r.ReadString('\n')
-		require.NoError(t, err)
-		return l
-	}
-	_, err = io.WriteString(c, "use a\r\nauth "+token+"\r\nuse a\r\n")
-	require.NoError(t, err)
-	assert.Equal(t, "UNAUTHORIZED\r\n", line())
-	assert.Equal(t, "AUTHENTICATED\r\n", line())
-	assert.Equal(t, "USING a\r\n", line())
+	c := enginetest.Dial(t, f.Addr().String())
+	c.Send("use a\r\nauth " + token + "\r\nuse a\r\n")
+	assert.Equal(t, "UNAUTHORIZED", c.Line())
+	assert.Equal(t, "AUTHENTICATED", c.Line())
+	assert.Equal(t, "USING a", c.Line())
 	cur.Store(nil)
 	require.NoError(t, first.Stop(context.Background()))
 	cur.Store(second)
 	// No command was in flight: once the front has moved over (its
 	// replayed session is on the second leader), the next one runs there.
 	waitUntil(t, func() bool { return second.queue.Stats().Connections == 1 })
-	_, err = io.WriteString(c, "list-tube-used\r\n")
-	require.NoError(t, err)
-	assert.Equal(t, "USING a\r\n", line())
+	c.Send("list-tube-used\r\n")
+	assert.Equal(t, "USING a", c.Line())
 }
 
 // TestFrontLeaderClosesOnPurpose: a connection the leader closes while it
@@ -288,20 +224,14 @@ func TestFrontLeaderClosesOnPurpose(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = srv.Stop(context.Background()) })
 	f := startFront(t, 20*time.Second, fixedLeader(srv.Addr().String()))
-	c, err := net.Dial("tcp", f.Addr().String())
-	require.NoError(t, err)
-	defer c.Close()
-	require.NoError(t, c.SetDeadline(time.Now().Add(20*time.Second)))
+	c := enginetest.Dial(t, f.Addr().String())
 	var req, want string
 	for range MaxAuthFailures {
 		req += "auth wrong-token-0123456789\r\n"
 		want += "UNAUTHORIZED\r\n"
 	}
-	_, err = io.WriteString(c, req)
-	require.NoError(t, err)
-	all, err := io.ReadAll(c)
-	require.NoError(t, err)
-	assert.Equal(t, want, string(all))
+	c.Do(req, want)
+	c.ExpectEOF()
 }
 
 // TestFrontMaxConns: past MaxConns a new client connection is closed at
@@ -313,15 +243,7 @@ func TestFrontMaxConns(t *testing.T) {
 	f := StartFront(FrontConfig{Listener: ln, Leader: fixedLeader(leader.Addr().String()), MaxConns: 1,
 		Logger: zerolog.New(zerolog.NewTestWriter(t))})
 	t.Cleanup(func() { _ = f.Stop(context.Background()) })
-	first, err := net.Dial("tcp", f.Addr().String())
-	require.NoError(t, err)
-	defer first.Close()
-	require.NoError(t, first.SetDeadline(time.Now().Add(20*time.Second)))
-	_, err = io.WriteString(first, "use a\r\n")
-	require.NoError(t, err)
-	line, err := bufio.NewReader(first).ReadString('\n')
-	require.NoError(t, err)
-	require.Equal(t, "USING a\r\n", line)
+	enginetest.Dial(t, f.Addr().String()).Do("use a\r\n", "USING a\r\n")
 	second, err := net.Dial("tcp", f.Addr().String())
 	require.NoError(t, err)
 	defer second.Close()

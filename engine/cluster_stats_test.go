@@ -1,40 +1,23 @@
 package engine
 
 import (
-	"bufio"
 	"context"
-	"io"
-	"net"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/rs/zerolog"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/stalkd/stalkd/engine/enginetest"
 )
 
 // statsCluster sends stats-cluster to addr and returns the document.
 func statsCluster(t *testing.T, addr string) string {
-	c, err := net.Dial("tcp", addr)
-	require.NoError(t, err)
-	defer c.Close()
-	require.NoError(t, c.SetDeadline(time.Now().Add(20*time.Second)))
-	_, err = io.WriteString(c, "stats-cluster\r\n")
-	require.NoError(t, err)
-	r := bufio.NewReader(c)
-	line, err := r.ReadString('\n')
-	require.NoError(t, err)
-	require.True(t, strings.HasPrefix(line, "OK "), line)
-	n, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(line, "OK "), "\r\n"))
-	require.NoError(t, err)
-	doc := make([]byte, n+2)
-	_, err = io.ReadFull(r, doc)
-	require.NoError(t, err)
-	require.Equal(t, "\r\n", string(doc[n:]))
-	return string(doc[:n])
+	r := enginetest.Dial(t, addr).Ask("stats-cluster\r\n")
+	require.True(t, strings.HasPrefix(r.Head, "OK "), r.Head)
+	return string(r.Body)
 }
 
 // TestStatsClusterStandalone: a single node answers state standalone.
