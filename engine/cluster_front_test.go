@@ -30,11 +30,34 @@ func startFront(t *testing.T, wait time.Duration, leader func(ctx context.Contex
 	return f
 }
 
-func startLeader(t *testing.T) *Server {
-	srv, err := Start(context.Background(), Config{Addr: "127.0.0.1:0", Logger: zerolog.New(zerolog.NewTestWriter(t))})
+// startLeader starts an engine for a front to carry to; a test may stop it
+// itself.
+func startLeader(t *testing.T, mutate ...func(*Config)) *Server {
+	cfg := Config{Addr: "127.0.0.1:0", Logger: zerolog.New(zerolog.NewTestWriter(t))}
+	for _, m := range mutate {
+		m(&cfg)
+	}
+	srv, err := Start(context.Background(), cfg)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = srv.Stop(context.Background()) })
 	return srv
+}
+
+// currentLeader is the engine in cur, waiting while there is none; its port
+// stands for its generation.
+func currentLeader(cur *atomic.Pointer[Server]) func(context.Context) (string, uint64, error) {
+	return func(ctx context.Context) (string, uint64, error) {
+		for {
+			if s := cur.Load(); s != nil {
+				return s.Addr().String(), uint64(s.Addr().(*net.TCPAddr).Port), nil // a generation per engine
+			}
+			select {
+			case <-ctx.Done():
+				return "", 0, ctx.Err()
+			case <-time.After(time.Millisecond):
+			}
+		}
+	}
 }
 
 func fixedLeader(addr string) func(context.Context) (string, uint64, error) {
@@ -119,18 +142,7 @@ func TestFrontFailover(t *testing.T) {
 	first, second := startLeader(t), startLeader(t)
 	var cur atomic.Pointer[Server]
 	cur.Store(first)
-	f := startFront(t, 20*time.Second, func(ctx context.Context) (string, uint64, error) {
-		for {
-			if s := cur.Load(); s != nil {
-				return s.Addr().String(), uint64(s.Addr().(*net.TCPAddr).Port), nil // a generation per engine
-			}
-			select {
-			case <-ctx.Done():
-				return "", 0, ctx.Err()
-			case <-time.After(time.Millisecond):
-			}
-		}
-	})
+	f := startFront(t, 20*time.Second, currentLeader(&cur))
 	c := enginetest.Dial(t, f.Addr().String())
 	// A put line refused at once (nothing swallowed) is owed one reply,
 	// which the front must count, or it would misread the replies after it.
@@ -162,9 +174,7 @@ func waitUntil(t *testing.T, cond func() bool) {
 // engine frames it (JOB_TOO_BIG after the swallowed body), so the replies
 // that follow stay matched to their commands.
 func TestFrontFramesLikeTheEngine(t *testing.T) {
-	srv, err := Start(context.Background(), Config{Addr: "127.0.0.1:0", MaxJobSize: 4, Logger: zerolog.New(zerolog.NewTestWriter(t))})
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = srv.Stop(context.Background()) })
+	srv := startLeader(t, func(c *Config) { c.MaxJobSize = 4 })
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	f := StartFront(FrontConfig{Listener: ln, Leader: fixedLeader(srv.Addr().String()), MaxJobSize: 4,
@@ -179,28 +189,11 @@ func TestFrontFramesLikeTheEngine(t *testing.T) {
 // on the next leader (its auth is replayed first).
 func TestFrontFailoverAuth(t *testing.T) {
 	const token = "0123456789abcdef-token"
-	start := func() *Server {
-		srv, err := Start(context.Background(), Config{Addr: "127.0.0.1:0", AuthTokens: []string{token},
-			Logger: zerolog.New(zerolog.NewTestWriter(t))})
-		require.NoError(t, err)
-		t.Cleanup(func() { _ = srv.Stop(context.Background()) })
-		return srv
-	}
-	first, second := start(), start()
+	withToken := func(c *Config) { c.AuthTokens = []string{token} }
+	first, second := startLeader(t, withToken), startLeader(t, withToken)
 	var cur atomic.Pointer[Server]
 	cur.Store(first)
-	f := startFront(t, 20*time.Second, func(ctx context.Context) (string, uint64, error) {
-		for {
-			if s := cur.Load(); s != nil {
-				return s.Addr().String(), uint64(s.Addr().(*net.TCPAddr).Port), nil // a generation per engine
-			}
-			select {
-			case <-ctx.Done():
-				return "", 0, ctx.Err()
-			case <-time.After(time.Millisecond):
-			}
-		}
-	})
+	f := startFront(t, 20*time.Second, currentLeader(&cur))
 	c := enginetest.Dial(t, f.Addr().String())
 	c.Send("use a\r\nauth " + token + "\r\nuse a\r\n")
 	assert.Equal(t, "UNAUTHORIZED", c.Line())
@@ -219,10 +212,7 @@ func TestFrontFailoverAuth(t *testing.T) {
 // TestFrontLeaderClosesOnPurpose: a connection the leader closes while it
 // lives (here after too many wrong tokens) is closed, not carried again.
 func TestFrontLeaderClosesOnPurpose(t *testing.T) {
-	srv, err := Start(context.Background(), Config{Addr: "127.0.0.1:0", AuthTokens: []string{"0123456789abcdef-token"},
-		Logger: zerolog.New(zerolog.NewTestWriter(t))})
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = srv.Stop(context.Background()) })
+	srv := startLeader(t, func(c *Config) { c.AuthTokens = []string{"0123456789abcdef-token"} })
 	f := startFront(t, 20*time.Second, fixedLeader(srv.Addr().String()))
 	c := enginetest.Dial(t, f.Addr().String())
 	var req, want string

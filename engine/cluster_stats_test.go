@@ -1,12 +1,10 @@
 package engine
 
 import (
-	"context"
 	"strings"
 	"sync/atomic"
 	"testing"
 
-	"github.com/rs/zerolog"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -41,15 +39,14 @@ peers: []
 // TestStatsClusterMember: a cluster member's document, as the hook gives it.
 func TestStatsClusterMember(t *testing.T) {
 	var calls atomic.Int32
-	srv, err := Start(context.Background(), Config{Addr: "127.0.0.1:0", Logger: zerolog.New(zerolog.NewTestWriter(t)),
-		ClusterStats: func() ClusterInfo {
+	srv := startLeader(t, func(c *Config) {
+		c.ClusterStats = func() ClusterInfo {
 			calls.Add(1)
 			return ClusterInfo{ID: "n1", State: "leader", Leader: "n1", LeaderAddr: "10.0.0.1:11310", Term: 3,
 				CommitIndex: 40, AppliedIndex: 39, LastSnapshotIndex: 16, EntriesProposed: 5, RecordsProposed: 120,
 				Peers: []ClusterPeer{{ID: "n1", Addr: "10.0.0.1:11310", Voter: true}, {ID: "n2", Addr: "10.0.0.2:11310"}}}
-		}})
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = srv.Stop(context.Background()) })
+		}
+	})
 	assert.Equal(t, `---
 id: n1
 state: leader
