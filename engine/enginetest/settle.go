@@ -92,8 +92,9 @@ func settled(local, remote *net.TCPAddr, pid int) (string, error) {
 	if len(epfds) == 0 {
 		return fmt.Sprintf("no epoll descriptor of %d watches its fd %d", pid, fd), nil
 	}
-	if sleepingIn(pid, epfds) {
-		return "", nil
+	asleep, err := sleepingIn(pid, epfds)
+	if err != nil || asleep {
+		return "", err
 	}
 	return "the event loop is not asleep in epoll_wait", nil
 }
@@ -286,16 +287,19 @@ var epollWaits = map[string][]string{
 // sleepingIn reports whether a thread of pid sleeps in an epoll wait on one
 // of epfds. /proc/PID/task/TID/syscall names the call only for a thread
 // blocked in it ("running" otherwise).
-func sleepingIn(pid int, epfds []int) bool {
+func sleepingIn(pid int, epfds []int) (bool, error) {
 	dir := fmt.Sprintf("/proc/%d/task", pid)
 	tasks, err := os.ReadDir(dir)
 	if err != nil {
-		return false
+		return false, nil // the process is going away
 	}
 	for _, task := range tasks {
 		b, err := os.ReadFile(filepath.Join(dir, task.Name(), "syscall"))
+		if os.IsPermission(err) {
+			return false, fmt.Errorf("settle: %v (reading another process's system call needs ptrace rights)", err)
+		}
 		if err != nil {
-			continue
+			continue // the thread is gone
 		}
 		f := strings.Fields(string(b))
 		if len(f) < 2 || !contains(epollWaits[runtime.GOARCH], f[0]) {
@@ -307,11 +311,11 @@ func sleepingIn(pid int, epfds []int) bool {
 		}
 		for _, e := range epfds {
 			if int64(e) == fd {
-				return true
+				return true, nil
 			}
 		}
 	}
-	return false
+	return false, nil
 }
 
 func contains(list []string, s string) bool {
