@@ -105,6 +105,7 @@ type target struct {
 // for each "<" step instead of comparing them.
 func (tr *transcript) run(t *testing.T, tg target, record bool) map[int]string {
 	conns := map[string]*rawConn{}
+	halfClosed := map[string]bool{}
 	cur := "a"
 	get := func() *rawConn {
 		if conns[cur] == nil {
@@ -123,7 +124,7 @@ func (tr *transcript) run(t *testing.T, tg target, record bool) map[int]string {
 				if i > 0 && tr.steps[i-1].kind == '<' {
 					continue
 				}
-				got[st.line] = readSettled(t, get(), tg.pid)
+				got[st.line] = readSettled(t, get(), tg.pid, halfClosed[cur])
 				continue
 			}
 			t.Log(where)
@@ -131,6 +132,7 @@ func (tr *transcript) run(t *testing.T, tg target, record bool) map[int]string {
 		case '@':
 			cur = st.arg
 		case '!':
+			halfClosed[cur] = halfClosed[cur] || st.arg == "halfclose"
 			tr.directive(t, tg, get(), st.arg, where)
 		}
 	}
@@ -153,9 +155,15 @@ func (tr *transcript) directive(t *testing.T, tg target, c *rawConn, d, where st
 }
 
 // readSettled reads whatever the server has answered once it has handled
-// every byte sent (enginetest.Settle): no quiet window.
-func readSettled(t *testing.T, rc *rawConn, pid int) string {
-	require.NoError(t, enginetest.Settle(rc.NetConn(), pid))
+// every byte sent (enginetest.Settle): no quiet window. A half-closed
+// connection is finished off the event loop: it is read once the server
+// has closed it.
+func readSettled(t *testing.T, rc *rawConn, pid int, halfClosed bool) string {
+	if halfClosed {
+		require.NoError(t, enginetest.Closed(rc.NetConn().LocalAddr(), rc.NetConn().RemoteAddr()))
+	} else {
+		require.NoError(t, enginetest.Settle(rc.NetConn(), pid))
+	}
 	n, err := enginetest.Unread(rc.NetConn())
 	require.NoError(t, err)
 	b := make([]byte, rc.Reader().Buffered()+n)

@@ -10,7 +10,10 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // The barrier of the differential tests: "the server has nothing more to
@@ -71,14 +74,14 @@ func settled(local, remote *net.TCPAddr, pid int) (string, error) {
 	if ours.txQueue != 0 {
 		return fmt.Sprintf("%d bytes not yet acknowledged", ours.txQueue), nil
 	}
-	if ours.state == tcpCloseWait {
+	if peerFinished(ours.state) {
 		return "", nil // the server closed the connection: it will say nothing more on it
 	}
 	theirs, err := findSocket(remote, local)
 	if err != nil {
 		return "", err
 	}
-	if theirs == nil || theirs.state != tcpEstablished {
+	if theirs == nil || theirs.state != tcpEstablished && theirs.state != tcpCloseWait { // CLOSE_WAIT: the client half-closed
 		return fmt.Sprintf("the server's end %v <-> %v is not established", remote, local), nil
 	}
 	if theirs.rxQueue != 0 {
@@ -146,27 +149,46 @@ func findSocket(local, remote *net.TCPAddr) (*sock, error) {
 // TCP states in /proc/net/tcp.
 const (
 	tcpEstablished = 0x01
+	tcpTimeWait    = 0x06
+	tcpClose       = 0x07
 	tcpCloseWait   = 0x08
+	tcpLastAck     = 0x09
 	tcpListen      = 0x0A
+	tcpClosing     = 0x0B
 )
 
+// peerFinished reports whether a socket in state has received its peer's
+// FIN: the peer will send nothing more.
+func peerFinished(state int) bool {
+	switch state {
+	case tcpCloseWait, tcpLastAck, tcpTimeWait, tcpClosing, tcpClose:
+		return true
+	}
+	return false
+}
+
 // Unread returns how many bytes the kernel holds for the client to read on
-// c (its receive queue): after Settle, the replies the server has sent.
+// c (SIOCINQ, the end of stream not counted): after Settle, the replies the
+// server has sent that the client has not read yet.
 func Unread(c net.Conn) (int, error) {
-	local, ok1 := c.LocalAddr().(*net.TCPAddr)
-	remote, ok2 := c.RemoteAddr().(*net.TCPAddr)
-	if !ok1 || !ok2 {
-		return 0, fmt.Errorf("unread: %v is not a TCP connection", c.LocalAddr())
+	sc, ok := c.(syscall.Conn)
+	if !ok {
+		return 0, fmt.Errorf("unread: %T has no descriptor", c)
 	}
-	s, err := findSocket(local, remote)
-	if err != nil || s == nil {
-		return 0, fmt.Errorf("unread: no socket %v <-> %v: %v", local, remote, err)
+	rc, err := sc.SyscallConn()
+	if err != nil {
+		return 0, err
 	}
-	return int(s.rxQueue), nil
+	var n int
+	cerr := rc.Control(func(fd uintptr) { n, err = unix.IoctlGetInt(int(fd), unix.SIOCINQ) })
+	if cerr != nil {
+		return 0, cerr
+	}
+	return n, err
 }
 
 // PeerClosed reports whether the server has closed its end of c (the
-// client's socket is in CLOSE_WAIT).
+// client's socket has received its FIN).
 func PeerClosed(c net.Conn) (bool, error) {
 	local, ok1 := c.LocalAddr().(*net.TCPAddr)
 	remote, ok2 := c.RemoteAddr().(*net.TCPAddr)
@@ -177,7 +199,7 @@ func PeerClosed(c net.Conn) (bool, error) {
 	if err != nil || s == nil {
 		return false, fmt.Errorf("peerclosed: no socket %v <-> %v: %v", local, remote, err)
 	}
-	return s.state == tcpCloseWait, nil
+	return peerFinished(s.state), nil
 }
 
 // Closed waits until the server's end of the connection from local to
