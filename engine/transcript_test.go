@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/stalkd/stalkd/engine/enginetest"
@@ -228,6 +229,36 @@ func TestTranscripts(t *testing.T) {
 			got := tr.run(t, tg, *update)
 			if *update {
 				tr.rewrite(t, got)
+			}
+		})
+	}
+}
+
+// TestTranscriptsRecord records every transcript as -update does and finds
+// the expected bytes again: what the kernel barrier lets the recorder read
+// is all the server answers, no more and no less.
+func TestTranscriptsRecord(t *testing.T) {
+	if *update {
+		t.Skip("TestTranscripts records")
+	}
+	for _, tr := range transcripts(t) {
+		t.Run(tr.name, func(t *testing.T) {
+			s := startServer(t, func(c *Config) {
+				c.MaxJobSize = tr.maxJob
+				c.EventLoops = 1
+			})
+			tg := target{addr: addrOf(t, s), pid: os.Getpid(), waiting: func() int { return int(s.Queue().Stats().Waiting) }}
+			got := tr.run(t, tg, true)
+			for i := 0; i < len(tr.steps); i++ {
+				if tr.steps[i].kind != '<' {
+					continue
+				}
+				start, want := tr.steps[i].line, tr.steps[i].arg
+				for i+1 < len(tr.steps) && tr.steps[i+1].kind == '<' {
+					i++
+					want += tr.steps[i].arg
+				}
+				assert.Equal(t, want, got[start], "%s:%d", tr.path, start+1)
 			}
 		})
 	}
