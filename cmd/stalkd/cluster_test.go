@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/stalkd/stalkd/engine/enginetest"
 	"github.com/stalkd/stalkd/wal/raft"
 )
 
@@ -344,13 +345,9 @@ func TestClusterOneNodeDrain(t *testing.T) {
 
 // statsClusterDoc returns the stats-cluster document served at addr.
 func statsClusterDoc(t *testing.T, addr string) string {
-	c, err := dialBeanstalk(addr)
-	require.NoError(t, err)
-	defer c.close()
-	line, doc, err := c.do("stats-cluster\r\n")
-	require.NoError(t, err)
-	require.True(t, strings.HasPrefix(line, "OK "), line)
-	return string(doc)
+	r := enginetest.Dial(t, addr).Ask("stats-cluster\r\n")
+	require.True(t, strings.HasPrefix(r.Head, "OK "), r.Head)
+	return string(r.Body)
 }
 
 // TestClusterAuth: with --auth-token-file, a cluster member's clients must

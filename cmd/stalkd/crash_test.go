@@ -63,11 +63,7 @@ func TestCrashRecovery(t *testing.T) {
 
 // binlogStats returns the binlog lines of the stats document.
 func binlogStats(t *testing.T, addr string) string {
-	c, err := dialBeanstalk(addr)
-	require.NoError(t, err)
-	defer c.close()
-	_, doc, err := c.do("stats\r\n")
-	require.NoError(t, err)
+	doc := enginetest.Dial(t, addr).Ask("stats\r\n").Body
 	var out []string
 	for _, l := range strings.Split(string(doc), "\n") {
 		if strings.HasPrefix(l, "binlog-") {
