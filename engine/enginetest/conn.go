@@ -2,7 +2,6 @@ package enginetest
 
 import (
 	"bufio"
-	"errors"
 	"io"
 	"net"
 	"strconv"
@@ -160,6 +159,6 @@ func (rc *Conn) ExpectClosed() {
 	require.NoError(rc.t, rc.c.SetReadDeadline(time.Now().Add(Timeout)))
 	_, err := io.Copy(io.Discard, rc.r)
 	if err != nil {
-		require.True(rc.t, errors.Is(err, syscall.ECONNRESET), "unexpected error %v", err)
+		require.ErrorIs(rc.t, err, syscall.ECONNRESET, "unexpected error %v", err)
 	}
 }
