@@ -29,7 +29,9 @@ import (
 // the epoll descriptor that watches the socket). Linux only.
 //
 // What it does not cover: a reply a timer produces later (a TTR, a
-// reserve-with-timeout); scripts wait for those explicitly.
+// reserve-with-timeout), which a test waits for explicitly; and a
+// connection the client has half-closed, which stalkd finishes off its
+// event loop: read it to its end, or wait for Closed.
 
 // Settle waits until the server process pid (os.Getpid() for one in this
 // process) has read every byte sent on c and its event loop sleeps with
@@ -54,7 +56,6 @@ func Settle(c net.Conn, pid int) error {
 		if time.Now().After(deadline) {
 			return fmt.Errorf("settle: server %d not idle after %v: %s", pid, Timeout, why)
 		}
-		runtime.Gosched()
 		time.Sleep(200 * time.Microsecond) // a poll interval, not a window: the state is re-read
 	}
 }
