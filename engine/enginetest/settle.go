@@ -1,15 +1,15 @@
 package enginetest
 
 import (
-	"bufio"
-	"encoding/hex"
 	"fmt"
 	"net"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -24,7 +24,7 @@ import (
 // with one event loop), they write a reply before going back to epoll, and
 // a reply still pending to be written would keep epoll_wait from sleeping
 // (the socket is writable, the interest level-triggered). The kernel tells
-// both facts: the server socket's receive queue (/proc/net/tcp), and the
+// both facts: the server socket's receive queue (sock_diag), and the
 // system call the loop's thread sleeps in (/proc/PID/task/TID/syscall, on
 // the epoll descriptor that watches the socket). Linux only.
 //
@@ -44,10 +44,10 @@ func Settle(c net.Conn, pid int) error {
 		return fmt.Errorf("settle: %v is not a TCP connection", c.LocalAddr())
 	}
 	deadline := time.Now().Add(Timeout)
-	var why string
+	pause := 50 * time.Microsecond
 	for {
-		var err error
-		if why, err = settled(local, remote, pid); err != nil {
+		why, err := settled(local, remote, pid)
+		if err != nil {
 			return err
 		}
 		if why == "" {
@@ -56,7 +56,10 @@ func Settle(c net.Conn, pid int) error {
 		if time.Now().After(deadline) {
 			return fmt.Errorf("settle: server %d not idle after %v: %s", pid, Timeout, why)
 		}
-		time.Sleep(200 * time.Microsecond) // a poll interval, not a window: the state is re-read
+		// A poll interval, not a window: the state is read again. It grows
+		// so that a busy box is not made busier by the polling.
+		time.Sleep(pause)
+		pause = min(2*pause, 2*time.Millisecond)
 	}
 }
 
@@ -65,7 +68,7 @@ func Settle(c net.Conn, pid int) error {
 // through states that are not an answer). Only a failure to read /proc is
 // an error.
 func settled(local, remote *net.TCPAddr, pid int) (string, error) {
-	ours, err := findSocket(local, remote)
+	ours, theirs, err := findPair(local, remote)
 	if err != nil {
 		return "", err
 	}
@@ -78,76 +81,50 @@ func settled(local, remote *net.TCPAddr, pid int) (string, error) {
 	if peerFinished(ours.state) {
 		return "", nil // the server closed the connection: it will say nothing more on it
 	}
-	theirs, err := findSocket(remote, local)
-	if err != nil {
-		return "", err
-	}
 	if theirs == nil || theirs.state != tcpEstablished && theirs.state != tcpCloseWait { // CLOSE_WAIT: the client half-closed
 		return fmt.Sprintf("the server's end %v <-> %v is not established", remote, local), nil
 	}
 	if theirs.rxQueue != 0 {
 		return fmt.Sprintf("%d bytes not yet read by the server", theirs.rxQueue), nil
 	}
-	fd, ok := fdOfInode(pid, theirs.inode)
-	if !ok {
-		return fmt.Sprintf("process %d has no descriptor for socket %s", pid, theirs.inode), nil
+	w, why := watcherOf(pid, theirs.inode)
+	if why != "" {
+		return why, nil
 	}
-	epfds := epollWatching(pid, fd)
-	if len(epfds) == 0 {
-		return fmt.Sprintf("no epoll descriptor of %d watches its fd %d", pid, fd), nil
-	}
-	asleep, err := sleepingIn(pid, epfds)
+	asleep, err := sleepingIn(pid, w.epfds)
 	if err != nil || asleep {
 		return "", err
 	}
 	return "the event loop is not asleep in epoll_wait", nil
 }
 
-// sock is one row of /proc/net/tcp.
+// sock is the kernel's view of a socket.
 type sock struct {
 	state            int
 	txQueue, rxQueue int64
 	inode            string
 }
 
+// findPair returns the kernel's rows for both ends of a loopback
+// connection.
+func findPair(local, remote *net.TCPAddr) (ours, theirs *sock, err error) {
+	if ours, err = diagSocket(local, remote); err != nil {
+		return nil, nil, err
+	}
+	theirs, err = diagSocket(remote, local)
+	return ours, theirs, err
+}
+
 // findSocket returns the kernel's row for the socket bound to local and
 // connected to remote (remote nil: a listening socket on local's port).
 func findSocket(local, remote *net.TCPAddr) (*sock, error) {
-	for _, file := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
-		f, err := os.Open(file)
-		if err != nil {
-			if os.IsNotExist(err) {
-				continue
-			}
-			return nil, err
-		}
-		sc := bufio.NewScanner(f)
-		sc.Scan() // header
-		for sc.Scan() {
-			fl := strings.Fields(sc.Text())
-			if len(fl) < 10 {
-				continue
-			}
-			if !sameAddr(fl[1], local) {
-				continue
-			}
-			st, _ := strconv.ParseInt(fl[3], 16, 32)
-			if remote == nil && st != tcpListen || remote != nil && !sameAddr(fl[2], remote) {
-				continue
-			}
-			tx, rx, _ := strings.Cut(fl[4], ":")
-			s := &sock{state: int(st), inode: fl[9]}
-			s.txQueue, _ = strconv.ParseInt(tx, 16, 64)
-			s.rxQueue, _ = strconv.ParseInt(rx, 16, 64)
-			f.Close()
-			return s, nil
-		}
-		f.Close()
+	if remote == nil {
+		return diagListening(local)
 	}
-	return nil, nil
+	return diagSocket(local, remote)
 }
 
-// TCP states in /proc/net/tcp.
+// TCP states (include/net/tcp_states.h).
 const (
 	tcpEstablished = 0x01
 	tcpTimeWait    = 0x06
@@ -228,27 +205,6 @@ func Closed(local, remote net.Addr) error {
 	}
 }
 
-// sameAddr compares a /proc/net/tcp address ("0100007F:1F90", the IP in
-// host byte order word by word) with a.
-func sameAddr(field string, a *net.TCPAddr) bool {
-	h, p, ok := strings.Cut(field, ":")
-	if !ok {
-		return false
-	}
-	port, err := strconv.ParseUint(p, 16, 16)
-	if err != nil || int(port) != a.Port {
-		return false
-	}
-	raw, err := hex.DecodeString(h)
-	if err != nil || len(raw)%4 != 0 {
-		return false
-	}
-	for i := 0; i < len(raw); i += 4 { // each 32-bit word is little-endian
-		raw[i], raw[i+1], raw[i+2], raw[i+3] = raw[i+3], raw[i+2], raw[i+1], raw[i]
-	}
-	return net.IP(raw).Equal(a.IP)
-}
-
 // Listening reports whether the kernel lists a listening TCP socket on addr.
 func Listening(addr string) bool {
 	a, err := net.ResolveTCPAddr("tcp", addr)
@@ -257,6 +213,47 @@ func Listening(addr string) bool {
 	}
 	s, err := findSocket(a, nil)
 	return err == nil && s != nil
+}
+
+// watcher is the server's descriptor for a socket and the epoll
+// descriptors that watch it.
+type watcher struct {
+	fd    int
+	epfds []int
+}
+
+type watchKey struct {
+	pid   int
+	inode string
+}
+
+// watchers caches watcherOf's answers: scanning every descriptor of a
+// process on each poll would load the box it waits on.
+var watchers sync.Map // watchKey -> watcher
+
+// watcherOf finds (or recalls, after checking it still holds) the server's
+// descriptor for the socket inode and the epoll descriptors watching it; why
+// says what is missing (a connection being handed over has neither yet).
+func watcherOf(pid int, inode string) (watcher, string) {
+	key := watchKey{pid, inode}
+	if v, ok := watchers.Load(key); ok {
+		w := v.(watcher)
+		if l, err := os.Readlink(fmt.Sprintf("/proc/%d/fd/%d", pid, w.fd)); err == nil && l == "socket:["+inode+"]" &&
+			slices.Equal(epollWatching(pid, w.fd, w.epfds), w.epfds) {
+			return w, ""
+		}
+		watchers.Delete(key)
+	}
+	fd, ok := fdOfInode(pid, inode)
+	if !ok {
+		return watcher{}, fmt.Sprintf("process %d has no descriptor for socket %s", pid, inode)
+	}
+	w := watcher{fd: fd, epfds: epollWatching(pid, fd, nil)}
+	if len(w.epfds) == 0 {
+		return watcher{}, fmt.Sprintf("no epoll descriptor of %d watches its fd %d", pid, fd)
+	}
+	watchers.Store(key, w)
+	return w, ""
 }
 
 // fdOfInode returns pid's descriptor for the socket inode.
@@ -276,23 +273,35 @@ func fdOfInode(pid int, inode string) (int, bool) {
 	return 0, false
 }
 
-// epollWatching returns pid's epoll descriptors that watch fd.
-func epollWatching(pid, fd int) []int {
+// epollWatching returns those of pid's descriptors (among candidates; all
+// if nil) that are epoll descriptors watching fd.
+func epollWatching(pid, fd int, candidates []int) []int {
 	dir := fmt.Sprintf("/proc/%d/fdinfo", pid)
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return nil
+	names := make([]string, len(candidates))
+	for i, c := range candidates {
+		names[i] = strconv.Itoa(c)
+	}
+	if candidates == nil {
+		ents, err := os.ReadDir(dir)
+		if err != nil {
+			return nil
+		}
+		for _, e := range ents {
+			if l, err := os.Readlink(fmt.Sprintf("/proc/%d/fd/%s", pid, e.Name())); err == nil && l == "anon_inode:[eventpoll]" {
+				names = append(names, e.Name())
+			}
+		}
 	}
 	var out []int
-	for _, e := range ents {
-		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+	for _, name := range names {
+		b, err := os.ReadFile(filepath.Join(dir, name))
 		if err != nil {
 			continue
 		}
 		for _, line := range strings.Split(string(b), "\n") {
 			f := strings.Fields(line)
 			if len(f) >= 2 && f[0] == "tfd:" && f[1] == strconv.Itoa(fd) {
-				n, _ := strconv.Atoi(e.Name())
+				n, _ := strconv.Atoi(name)
 				out = append(out, n)
 				break
 			}
