@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bufio"
-	"encoding/json"
 	"io"
 	"net"
 	"os"
@@ -70,21 +68,6 @@ func exitCode(t *testing.T, cmd *exec.Cmd) int {
 		t.Fatal("stalkd did not exit")
 		return -1
 	}
-}
-
-// listening reads the JSON log until the "listening" line and returns the
-// address it names.
-func listening(t *testing.T, stderr io.Reader) string {
-	sc := bufio.NewScanner(stderr)
-	for sc.Scan() {
-		var line struct{ Message, Addr string }
-		if json.Unmarshal(sc.Bytes(), &line) == nil && line.Message == "listening" {
-			go func() { _, _ = io.Copy(io.Discard, stderr) }()
-			return line.Addr
-		}
-	}
-	t.Fatal("no listening line")
-	return ""
 }
 
 func TestProcessSignals(t *testing.T) {

@@ -83,9 +83,6 @@ func (p *Proc) Wait() int {
 	return 0
 }
 
-// Exited is closed when the process has exited.
-func (p *Proc) Exited() <-chan struct{} { return p.done }
-
 // start starts cmd, reads its output line by line into the log and offers
 // each line to seen (which returns the listening address once it knows it)
 // until the process exits. It waits for the address, or fails the test.
@@ -168,7 +165,7 @@ func Reference(t testing.TB, extra ...string) *Proc {
 	// -V prints the address before listen(): wait for the kernel to list
 	// the socket as listening.
 	deadline := time.Now().Add(Timeout)
-	for !Listening(p.addr) {
+	for !listening(p.addr) {
 		if time.Now().After(deadline) {
 			t.Fatalf("beanstalkd bound %s but does not listen:\n%s", p.addr, p.Log())
 		}
@@ -227,12 +224,12 @@ func StartProcess(t testing.TB, args ...string) *Proc {
 // stderr.
 func StartCommand(t testing.TB, cmd *exec.Cmd) *Proc {
 	t.Helper()
-	return start(t, cmd, "stalkd", ListeningAddr)
+	return start(t, cmd, "stalkd", listeningAddr)
 }
 
-// ListeningAddr returns the address of stalkd's "listening" JSON log line
+// listeningAddr returns the address of stalkd's "listening" JSON log line
 // (its plain address, else its TLS one), or "" for any other line.
-func ListeningAddr(line string) string {
+func listeningAddr(line string) string {
 	var l struct {
 		Message, Addr string
 		TLSAddr       string `json:"tls_addr"`

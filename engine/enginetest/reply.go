@@ -49,9 +49,9 @@ func (r Reply) WithBody(body []byte) Reply {
 	return r
 }
 
-// BodySize reports whether a reply line announces a body (RESERVED <id> <n>,
+// bodySize reports whether a reply line announces a body (RESERVED <id> <n>,
 // FOUND <id> <n>, OK <n>) and its size.
-func BodySize(head string) (int, bool) {
+func bodySize(head string) (int, bool) {
 	f := strings.Split(head, " ")
 	switch {
 	case len(f) == 3 && (f[0] == "RESERVED" || f[0] == "FOUND"):
@@ -79,7 +79,7 @@ func ReadReply(br *bufio.Reader) Reply {
 		return Reply{Head: line, Note: "line ends in a bare LF"}
 	}
 	head := line[:len(line)-2]
-	n, ok := BodySize(head)
+	n, ok := bodySize(head)
 	if !ok {
 		return Reply{Head: head}
 	}
@@ -145,7 +145,7 @@ func SplitReplies(s string) []string {
 			return append(r, s)
 		}
 		n := i + 2
-		if size, ok := BodySize(s[:i]); ok {
+		if size, ok := bodySize(s[:i]); ok {
 			n = min(len(s), n+size+2)
 		}
 		r, s = append(r, s[:n]), s[n:]

@@ -205,8 +205,8 @@ func Closed(local, remote net.Addr) error {
 	}
 }
 
-// Listening reports whether the kernel lists a listening TCP socket on addr.
-func Listening(addr string) bool {
+// listening reports whether the kernel lists a listening TCP socket on addr.
+func listening(addr string) bool {
 	a, err := net.ResolveTCPAddr("tcp", addr)
 	if err != nil {
 		return false
