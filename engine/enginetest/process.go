@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -192,7 +191,8 @@ func Build(t testing.TB) string {
 	buildOnce.Do(func() {
 		goTool, err := exec.LookPath("go")
 		if err != nil {
-			goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
+			buildErr = err
+			return
 		}
 		dir, err := os.MkdirTemp("", "stalkd-bin")
 		if err != nil {
