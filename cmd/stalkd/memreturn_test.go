@@ -37,6 +37,7 @@ func TestServerGivesMemoryBackAfterDrain(t *testing.T) {
 	r := c.Reader()
 	for len(ids) < n {
 		c.Send(put.String())
+		require.NoError(t, c.NetConn().SetReadDeadline(time.Now().Add(enginetest.Timeout)))
 		for range batch {
 			line, err := r.ReadString('\n')
 			require.NoError(t, err)
@@ -55,6 +56,7 @@ func TestServerGivesMemoryBackAfterDrain(t *testing.T) {
 			fmt.Fprintf(&del, "delete %d\r\n", id)
 		}
 		c.Send(del.String())
+		require.NoError(t, c.NetConn().SetReadDeadline(time.Now().Add(enginetest.Timeout)))
 		for range batch {
 			line, err := r.ReadString('\n')
 			require.NoError(t, err)
