@@ -184,72 +184,75 @@ func readSnapshot(r *bufio.Reader) (state, error) {
 	if err != nil {
 		return st, errors.Join(ErrMalformed, err)
 	}
-	n, err := binary.ReadUvarint(r)
-	if err != nil {
-		return st, errors.Join(ErrMalformed, err)
-	}
 	st.maxID = maxID
-	var buf []byte
-	for i := uint64(0); i < n; i++ {
-		size, err := binary.ReadUvarint(r)
-		if err != nil || size > 1<<31 {
-			return st, errors.Join(ErrMalformed, err)
+	buf, err := readItems(r, nil, 1<<31, func(b []byte) error {
+		rec, err := decodeSnapRecord(b, jobs.RecPut)
+		if err == nil {
+			st.apply(&rec)
 		}
-		buf = slicesGrow(buf, int(size))
-		if _, err := io.ReadFull(r, buf); err != nil {
-			return st, errors.Join(ErrMalformed, err)
-		}
-		d := decoder{Reader: fields.Reader{B: buf, Malformed: ErrMalformed}}
-		var rec jobs.Record
-		d.record(&rec)
-		if d.Err != nil || len(d.B) != 0 || rec.Kind != jobs.RecPut {
-			return st, ErrMalformed
-		}
-		st.apply(&rec)
-	}
-	n, err = binary.ReadUvarint(r)
+		return err
+	})
 	if err != nil {
-		return st, errors.Join(ErrMalformed, err)
+		return st, err
 	}
-	for i := uint64(0); i < n; i++ {
-		size, err := binary.ReadUvarint(r)
-		if err != nil || size > 1<<16 {
-			return st, errors.Join(ErrMalformed, err)
+	buf, err = readItems(r, buf, 1<<16, func(b []byte) error {
+		id, a, err := decodeAnnounce(b)
+		if err == nil {
+			st.announced[id] = a
 		}
-		buf = slicesGrow(buf, int(size))
-		if _, err := io.ReadFull(r, buf); err != nil {
-			return st, errors.Join(ErrMalformed, err)
-		}
-		id, a, err := decodeAnnounce(buf)
-		if err != nil {
-			return st, err
-		}
-		st.announced[id] = a
+		return err
+	})
+	if err != nil {
+		return st, err
 	}
-	if n, err = binary.ReadUvarint(r); err != nil {
-		return st, errors.Join(ErrMalformed, err)
-	}
-	for i := uint64(0); i < n; i++ {
-		size, err := binary.ReadUvarint(r)
-		if err != nil || size > 1<<16 {
-			return st, errors.Join(ErrMalformed, err)
+	if _, err = readItems(r, buf, 1<<16, func(b []byte) error {
+		rec, err := decodeSnapRecord(b, jobs.RecPause)
+		if err == nil {
+			st.pauses[rec.Tube] = rec
 		}
-		buf = slicesGrow(buf, int(size))
-		if _, err := io.ReadFull(r, buf); err != nil {
-			return st, errors.Join(ErrMalformed, err)
-		}
-		d := decoder{Reader: fields.Reader{B: buf, Malformed: ErrMalformed}}
-		var rec jobs.Record
-		d.record(&rec)
-		if d.Err != nil || len(d.B) != 0 || rec.Kind != jobs.RecPause {
-			return st, ErrMalformed
-		}
-		st.pauses[rec.Tube] = rec
+		return err
+	}); err != nil {
+		return st, err
 	}
 	if _, err := r.ReadByte(); err != io.EOF {
 		return st, ErrMalformed
 	}
 	return st, nil
+}
+
+// readItems reads a count and then that many length-prefixed items of at most
+// limit bytes each, handing each to f. buf is reused across items (f must not
+// keep it) and returned for the next section.
+func readItems(r *bufio.Reader, buf []byte, limit uint64, f func([]byte) error) ([]byte, error) {
+	n, err := binary.ReadUvarint(r)
+	if err != nil {
+		return buf, errors.Join(ErrMalformed, err)
+	}
+	for i := uint64(0); i < n; i++ {
+		size, err := binary.ReadUvarint(r)
+		if err != nil || size > limit {
+			return buf, errors.Join(ErrMalformed, err)
+		}
+		buf = slicesGrow(buf, int(size))
+		if _, err := io.ReadFull(r, buf); err != nil {
+			return buf, errors.Join(ErrMalformed, err)
+		}
+		if err := f(buf); err != nil {
+			return buf, err
+		}
+	}
+	return buf, nil
+}
+
+// decodeSnapRecord decodes one whole snapshot record, which must be of kind.
+func decodeSnapRecord(b []byte, kind jobs.RecordKind) (jobs.Record, error) {
+	d := decoder{Reader: fields.Reader{B: b, Malformed: ErrMalformed}}
+	var rec jobs.Record
+	d.record(&rec)
+	if d.Err != nil || len(d.B) != 0 || rec.Kind != kind {
+		return rec, ErrMalformed
+	}
+	return rec, nil
 }
 
 func slicesGrow(b []byte, n int) []byte {
