@@ -12,19 +12,7 @@ const defaultSettle = 30 * time.Second
 // RSS.
 func runMemReturn(cfg Config) (Result, error) {
 	r := newResult(cfg)
-	idle, err := ReadRSS(cfg.PID)
-	if err != nil {
-		return r, err
-	}
-	start := time.Now()
-	cpu := cpuMeter{pid: cfg.PID}
-	cpu.begin()
-	if err := preload(cfg, cfg.Jobs); err != nil {
-		return r, err
-	}
-	elapsed := time.Since(start)
-	cpu.end()
-	loaded, err := ReadRSS(cfg.PID)
+	p, err := measurePreload(cfg)
 	if err != nil {
 		return r, err
 	}
@@ -40,10 +28,8 @@ func runMemReturn(cfg Config) (Result, error) {
 	if err != nil {
 		return r, err
 	}
-	r.Ops, r.RSSBefore, r.RSSAfter, r.RSSDrained, r.RSSSettled = cfg.Jobs, idle, loaded, drained, settled
+	p.fill(&r)
+	r.RSSDrained, r.RSSSettled = drained, settled
 	r.SettleSec = cfg.Settle.Seconds()
-	r.BytesPerJob = float64(loaded-idle) / float64(cfg.Jobs)
-	r.setTiming(elapsed, NewHistogram())
-	cpu.fill(&r)
 	return r, nil
 }
