@@ -68,12 +68,9 @@ func (q *Queue) Inspect(dst []TubeInfo, opt InspectOptions) []TubeInfo {
 // InspectTube returns the figures of the tube called name, with the age of
 // its oldest ready job. ErrBadTubeName or ErrNotFound as StatsTube.
 func (q *Queue) InspectTube(name []byte) (TubeInfo, error) {
-	if !validName(name) {
-		return TubeInfo{}, ErrBadTubeName
-	}
-	t := q.tubes.find(name)
-	if t == nil {
-		return TubeInfo{}, ErrNotFound
+	t, err := q.namedTube(name)
+	if err != nil {
+		return TubeInfo{}, err
 	}
 	info := q.tubeInfo(t)
 	if c, ok := q.oldestReady(t); ok {

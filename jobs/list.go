@@ -22,12 +22,9 @@ const MaxListJobs = 1000
 // costs O(jobs in the queue), each shard under the tube's lock briefly.
 // Safe for concurrent use.
 func (q *Queue) ListJobs(name []byte, st State, offset, count int, dst []uint64) ([]uint64, error) {
-	if !validName(name) {
-		return dst, ErrBadTubeName
-	}
-	t := q.tubes.find(name)
-	if t == nil {
-		return dst, ErrNotFound
+	t, err := q.namedTube(name)
+	if err != nil {
+		return dst, err
 	}
 	count = min(max(count, 0), MaxListJobs)
 	offset = max(offset, 0)

@@ -14,12 +14,9 @@ func (q *Queue) PauseTube(name []byte, d time.Duration) error {
 // PauseTubeSeq is PauseTube returning the journal sequence number to wait
 // for before answering PAUSED: nonzero only in replicated mode.
 func (q *Queue) PauseTubeSeq(name []byte, d time.Duration) (uint64, error) {
-	if !validName(name) {
-		return 0, ErrBadTubeName
-	}
-	t := q.tubes.find(name)
-	if t == nil {
-		return 0, ErrNotFound
+	t, err := q.namedTube(name)
+	if err != nil {
+		return 0, err
 	}
 	if d <= 0 {
 		d = 1

@@ -30,12 +30,9 @@ func (q *Queue) Stats() Stats {
 
 // StatsTube returns the statistics of the tube called name.
 func (q *Queue) StatsTube(name []byte) (TubeStats, error) {
-	if !validName(name) {
-		return TubeStats{}, ErrBadTubeName
-	}
-	t := q.tubes.find(name)
-	if t == nil {
-		return TubeStats{}, ErrNotFound
+	t, err := q.namedTube(name)
+	if err != nil {
+		return TubeStats{}, err
 	}
 	now := q.clock.Now()
 	t.mu.Lock()

@@ -139,6 +139,18 @@ func (r *registry) hold(name []byte) *tube {
 	return t
 }
 
+// namedTube returns the existing tube called name: ErrBadTubeName for a name
+// outside the grammar, ErrNotFound for one no tube has.
+func (q *Queue) namedTube(name []byte) (*tube, error) {
+	if !validName(name) {
+		return nil, ErrBadTubeName
+	}
+	if t := q.tubes.find(name); t != nil {
+		return t, nil
+	}
+	return nil, ErrNotFound
+}
+
 func (r *registry) find(name []byte) *tube {
 	r.mu.RLock()
 	t := r.byName[string(name)]
