@@ -49,15 +49,11 @@ func (d *Reader) Uvarint() uint64 {
 
 // Varint reads a signed (zigzag) varint.
 func (d *Reader) Varint() int64 {
-	if d.Err != nil {
-		return 0
+	ux := d.Uvarint() // zigzag, as binary.Varint decodes it
+	x := int64(ux >> 1)
+	if ux&1 != 0 {
+		x = ^x
 	}
-	x, n := binary.Varint(d.B)
-	if n <= 0 {
-		d.Fail()
-		return 0
-	}
-	d.B = d.B[n:]
 	return x
 }
 

@@ -3,6 +3,7 @@ package fields
 import (
 	"encoding/binary"
 	"errors"
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -48,4 +49,16 @@ func TestReader(t *testing.T) {
 		assert.ErrorIs(t, d.Err, errBad, name)
 		assert.Zero(t, d.Uvarint(), "%s: a failure sticks", name)
 	}
+}
+
+func TestVarintMatchesBinary(t *testing.T) {
+	for _, v := range []int64{0, 1, -1, 63, -64, 64, -65, 1 << 40, -(1 << 40), math.MaxInt64, math.MinInt64} {
+		d := Reader{B: binary.AppendVarint(nil, v), Malformed: errBad}
+		assert.Equal(t, v, d.Varint(), "value %d", v)
+		assert.NoError(t, d.Err)
+		assert.Empty(t, d.B)
+	}
+	d := Reader{B: []byte{0x80}, Malformed: errBad}
+	assert.Zero(t, d.Varint(), "truncated")
+	assert.ErrorIs(t, d.Err, errBad)
 }
