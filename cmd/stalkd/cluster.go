@@ -110,20 +110,10 @@ func runCluster(o options, root zerolog.Logger) error {
 		return &exitError{exitWALDir, fmt.Errorf("-b %s: not a directory", o.journal.Dir)}
 	}
 	warnSingleNodeLog(o.journal.Dir, log)
-	signal.Ignore(syscall.SIGPIPE)
-	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, syscall.SIGUSR1, syscall.SIGTERM, syscall.SIGINT)
+	sigs, tlsConfig, certs, err := signalsAndTLS(o)
 	defer signal.Stop(sigs)
-
-	if err := o.tls.check(o.addr == plainOff); err != nil {
-		return &exitError{exitUsage, err}
-	}
-	tlsConfig, certs, err := o.tls.config()
 	if err != nil {
 		return err
-	}
-	if certs != nil {
-		signal.Notify(sigs, syscall.SIGHUP)
 	}
 	lns, err := clusterListeners(o, tlsConfig)
 	if err != nil {

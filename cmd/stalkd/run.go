@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -33,21 +34,13 @@ func run(o options, root zerolog.Logger) error {
 			return &exitError{exitWALDir, fmt.Errorf("-b %s: not a directory", o.journal.Dir)}
 		}
 	}
-	signal.Ignore(syscall.SIGPIPE)
-	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, syscall.SIGUSR1, syscall.SIGTERM, syscall.SIGINT)
+	sigs, tlsConfig, certs, err := signalsAndTLS(o)
 	defer signal.Stop(sigs)
-
-	if err := o.tls.check(o.addr == plainOff); err != nil {
-		return &exitError{exitUsage, err}
-	}
-	tlsConfig, certs, err := o.tls.config()
 	if err != nil {
 		return err
 	}
 	hup := func() {}
 	if certs != nil {
-		signal.Notify(sigs, syscall.SIGHUP)
 		hup = func() { reloadCerts(certs, log) }
 	}
 	var tokens []string
@@ -106,6 +99,27 @@ func prepare(o options, root zerolog.Logger) (*jobs.Queue, journal, error) {
 
 // serve runs the queue's timers and the server until a signal (or a server
 // failure), then stops both and closes the journal.
+// signalsAndTLS ignores SIGPIPE, subscribes a channel to the signals the
+// server obeys (SIGUSR1, SIGTERM, SIGINT, and SIGHUP when there are TLS
+// certificates to reload) and loads the TLS settings. The channel is returned
+// even with an error: the caller stops it.
+func signalsAndTLS(o options) (chan os.Signal, *tls.Config, *engine.CertFiles, error) {
+	signal.Ignore(syscall.SIGPIPE)
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGUSR1, syscall.SIGTERM, syscall.SIGINT)
+	if err := o.tls.check(o.addr == plainOff); err != nil {
+		return sigs, nil, nil, &exitError{exitUsage, err}
+	}
+	tlsConfig, certs, err := o.tls.config()
+	if err != nil {
+		return sigs, nil, nil, err
+	}
+	if certs != nil {
+		signal.Notify(sigs, syscall.SIGHUP)
+	}
+	return sigs, tlsConfig, certs, nil
+}
+
 func serve(srv *engine.Server, q *jobs.Queue, jr journal, af adminFlags, sigs <-chan os.Signal, hup func(), log zerolog.Logger) error {
 	ctx, stopTimers := context.WithCancel(context.Background())
 	defer stopTimers()
