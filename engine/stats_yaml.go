@@ -86,6 +86,16 @@ func kvBool(dst []byte, key string, v bool) []byte {
 	return kvStr(dst, key, strconv.FormatBool(v))
 }
 
+// kvJobCounts appends the current-jobs-* lines that stats and stats-tube
+// share.
+func kvJobCounts(dst []byte, urgent, ready, reserved, delayed, buried int64) []byte {
+	dst = kvInt(dst, "current-jobs-urgent", urgent)
+	dst = kvInt(dst, "current-jobs-ready", ready)
+	dst = kvInt(dst, "current-jobs-reserved", reserved)
+	dst = kvInt(dst, "current-jobs-delayed", delayed)
+	return kvInt(dst, "current-jobs-buried", buried)
+}
+
 // secs truncates a duration to whole seconds toward zero, as C's integer
 // division of nanoseconds does.
 func secs(d time.Duration) int64 { return int64(d / time.Second) }
@@ -93,11 +103,7 @@ func secs(d time.Duration) int64 { return int64(d / time.Second) }
 // appendStats appends the stats document.
 func (s *Server) appendStats(dst []byte, st *jobs.Stats) []byte {
 	dst = append(dst, yamlHeader...)
-	dst = kvInt(dst, "current-jobs-urgent", st.Urgent)
-	dst = kvInt(dst, "current-jobs-ready", st.Ready)
-	dst = kvInt(dst, "current-jobs-reserved", st.Reserved)
-	dst = kvInt(dst, "current-jobs-delayed", st.Delayed)
-	dst = kvInt(dst, "current-jobs-buried", st.Buried)
+	dst = kvJobCounts(dst, st.Urgent, st.Ready, st.Reserved, st.Delayed, st.Buried)
 	for _, c := range reported {
 		dst = kvUint(dst, c.Stat, st.Cmds[c.Op])
 	}
@@ -143,11 +149,7 @@ func (s *Server) appendProcStats(dst []byte, draining bool) []byte {
 func appendTubeStats(dst []byte, t *jobs.TubeStats) []byte {
 	dst = append(dst, yamlHeader...)
 	dst = kvYAML(dst, "name", t.Name)
-	dst = kvInt(dst, "current-jobs-urgent", t.Urgent)
-	dst = kvInt(dst, "current-jobs-ready", t.Ready)
-	dst = kvInt(dst, "current-jobs-reserved", t.Reserved)
-	dst = kvInt(dst, "current-jobs-delayed", t.Delayed)
-	dst = kvInt(dst, "current-jobs-buried", t.Buried)
+	dst = kvJobCounts(dst, t.Urgent, t.Ready, t.Reserved, t.Delayed, t.Buried)
 	dst = kvUint(dst, "total-jobs", t.TotalJobs)
 	dst = kvInt(dst, "current-using", t.Using)
 	dst = kvInt(dst, "current-watching", t.Watching)
