@@ -62,6 +62,14 @@ func (j *fakeJournal) commitAll() {
 	j.notify()
 }
 
+// commit commits up to seq (or fails with err) and notifies.
+func (j *fakeJournal) commit(seq uint64, err error) {
+	j.mu.Lock()
+	j.committed, j.err = seq, err
+	j.mu.Unlock()
+	j.notify()
+}
+
 // fail makes every uncommitted record fail.
 func (j *fakeJournal) fail(err error) {
 	j.mu.Lock()

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -296,56 +295,10 @@ func TestEmbedCloseEndsBlockedCalls(t *testing.T) {
 	require.NoError(t, q.Close(), "Close is idempotent")
 }
 
-// embedJournal is a journal that commits when the test says so.
-type embedJournal struct {
-	mu             sync.Mutex
-	seq, committed uint64
-	err            error
-	subs           []func()
-}
-
-func (j *embedJournal) Append(jobs.Record) (uint64, error) {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	j.seq++
-	return j.seq, nil
-}
-
-func (j *embedJournal) Committed() (uint64, error) {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	return j.committed, j.err
-}
-
-func (j *embedJournal) Subscribe(fn func()) {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	j.subs = append(j.subs, fn)
-}
-
-func (j *embedJournal) File(uint64) int { return 0 }
-
-// commit commits up to seq (or fails) and notifies.
-func (j *embedJournal) commit(seq uint64, err error) {
-	j.mu.Lock()
-	j.committed, j.err = seq, err
-	subs := append([]func(){}, j.subs...)
-	j.mu.Unlock()
-	for _, fn := range subs {
-		fn()
-	}
-}
-
-func (j *embedJournal) appended() uint64 {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	return j.seq
-}
-
-func openJournaled(t *testing.T) (*Queue, *embedJournal) {
+func openJournaled(t *testing.T) (*Queue, *fakeJournal) {
 	o, err := Options{}.validate()
 	require.NoError(t, err)
-	j := &embedJournal{}
+	j := &fakeJournal{}
 	q := start(o, jobs.New(jobs.Config{Journal: j}), nil, j.Subscribe)
 	t.Cleanup(func() { _ = q.Close() })
 	return q, j
