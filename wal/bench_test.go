@@ -131,12 +131,18 @@ func BenchmarkPutCommit(b *testing.B) {
 	}
 }
 
-// BenchmarkAppend measures the cost of Append alone (what the event loop
-// pays per change), with the writer draining in the background.
-func BenchmarkAppend(b *testing.B) {
+// openBenchLog opens an empty log without fsync; the caller closes it.
+func openBenchLog(b *testing.B) *Log {
 	l, err := Open(b.TempDir(), Options{NoSync: true})
 	require.NoError(b, err)
 	require.NoError(b, l.replay(newFakeQueue(l)))
+	return l
+}
+
+// BenchmarkAppend measures the cost of Append alone (what the event loop
+// pays per change), with the writer draining in the background.
+func BenchmarkAppend(b *testing.B) {
+	l := openBenchLog(b)
 	defer l.Close()
 	body := []byte("0123456789012345678901234567890123456789\r\n")
 	var id atomic.Uint64
@@ -156,9 +162,7 @@ func BenchmarkAppend(b *testing.B) {
 // BenchmarkAppendSteady appends a put and its delete, so the live set stays
 // small: the steady-state cost per change.
 func BenchmarkAppendSteady(b *testing.B) {
-	l, err := Open(b.TempDir(), Options{NoSync: true})
-	require.NoError(b, err)
-	require.NoError(b, l.replay(newFakeQueue(l)))
+	l := openBenchLog(b)
 	defer l.Close()
 	body := []byte("0123456789012345678901234567890123456789\r\n")
 	var id atomic.Uint64

@@ -86,9 +86,7 @@ func TestCompactionRandomWorkload(t *testing.T) {
 			worst = max(worst, float64(logSize)/float64(live))
 		}
 		if i%15000 == 14999 {
-			want := h.q.loggedCopy()
-			h.restart()
-			requireRestored(t, want, h.q)
+			h.restartRestores()
 		}
 	}
 	logSize, live := checkBound(t, h)
@@ -97,9 +95,7 @@ func TestCompactionRandomWorkload(t *testing.T) {
 		logSize, live, worst, st.Written, st.Migrated, st.OldestIndex, st.CurrentIndex)
 	assert.Positive(t, st.Migrated, "compaction moved jobs")
 	assert.Greater(t, st.OldestIndex, 1, "the front was truncated")
-	want := h.q.loggedCopy()
-	h.restart()
-	requireRestored(t, want, h.q)
+	h.restartRestores()
 }
 
 // TestCompactionRepeatedUpdates is the reference's bug: long-lived jobs
@@ -144,9 +140,7 @@ func TestCompactionRepeatedUpdates(t *testing.T) {
 	written = st.Written
 	t.Logf("%d updates: log %d bytes for %d live bytes, %d migrated", written, logSize, live, st.Migrated)
 	assert.Greater(t, written, int64(20*rounds-1))
-	want := h.q.loggedCopy()
-	h.restart()
-	requireRestored(t, want, h.q)
+	h.restartRestores()
 }
 
 // TestCompactionWithClears fills tubes and clears them whole, again and
@@ -184,8 +178,6 @@ func TestCompactionWithClears(t *testing.T) {
 		}
 	}
 	assert.Positive(t, h.l.Stats().OldestIndex-1, "the front was truncated")
-	want := h.q.loggedCopy()
-	h.restart()
-	requireRestored(t, want, h.q)
+	h.restartRestores()
 	assert.Contains(t, h.q.jobs, keep)
 }

@@ -314,9 +314,7 @@ func TestRealFullDisk(t *testing.T) {
 		require.NoError(t, err)
 		require.NoError(t, h.wait(seq), "deletes are logged on a full disk")
 	}
-	want := h.q.loggedCopy()
-	h.restart()
-	requireRestored(t, want, h.q)
+	h.restartRestores()
 }
 
 func TestTruncationFailureIsRetried(t *testing.T) {

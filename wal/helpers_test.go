@@ -83,6 +83,15 @@ func (h *harness) restart() {
 	h.open()
 }
 
+// restartRestores restarts the log and requires that replay restores every
+// job the queue had logged, as it was logged.
+func (h *harness) restartRestores() {
+	h.t.Helper()
+	want := h.q.loggedCopy()
+	h.restart()
+	requireRestored(h.t, want, h.q)
+}
+
 // wait blocks until seq is committed and returns the journal's error if it
 // never will be.
 func (h *harness) wait(seq uint64) error {
