@@ -237,17 +237,9 @@ func (c *carrier) failover(inflight []carried) net.Conn {
 			c.f.untrack(up)
 			return nil
 		}
-		if gen == c.gen {
-			c.f.untrack(up)
-			select {
-			case <-ctx.Done():
-				c.refuseRest()
-				return nil
-			case <-time.After(20 * time.Millisecond):
-			}
-			continue
-		}
-		if c.replay(up) == nil {
+		// The same engine that failed before (not alive, so dying), or a
+		// new one that did not take the session: wait, and dial again.
+		if gen != c.gen && c.replay(up) == nil {
 			c.gen = gen
 			return up
 		}
