@@ -1,14 +1,12 @@
 package wal
 
 import (
-	"github.com/stalkd/stalkd/wal/internal/fields"
-
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
-	"time"
 
 	"github.com/stalkd/stalkd/jobs"
+	"github.com/stalkd/stalkd/wal/internal/fields"
 )
 
 // DecodeRecord decodes one log entry (the data of one tidwall/wal entry, in
@@ -116,15 +114,9 @@ func (d *decoder) job(r *jobs.Record) (tube []byte) {
 	} else if d.Err == nil {
 		d.Err = fmt.Errorf("%w %#x", errState, sb)
 	}
-	r.Pri = d.Uint32()
-	r.Delay = time.Duration(d.Varint())
-	r.TTR = time.Duration(d.Varint())
-	r.Created, r.Deadline = d.Varint(), d.Varint()
-	r.Reserves, r.Timeouts, r.Releases = d.Uint32(), d.Uint32(), d.Uint32()
-	r.Buries, r.Kicks = d.Uint32(), d.Uint32()
+	tube, body := d.Job(r)
 	if r.Kind == jobs.RecPut {
-		tube = d.Bytes()
-		r.Body = d.Bytes()
+		r.Body = body
 	}
 	return tube
 }

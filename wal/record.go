@@ -7,6 +7,7 @@ import (
 	"math/bits"
 
 	"github.com/stalkd/stalkd/jobs"
+	"github.com/stalkd/stalkd/wal/internal/fields"
 )
 
 const crcLen = 4
@@ -52,21 +53,7 @@ func AppendRecord(dst []byte, rec *jobs.Record) []byte {
 	dst = binary.AppendUvarint(dst, rec.ID)
 	if rec.Kind != jobs.RecDelete {
 		state, _ := stateByte(rec.State)
-		dst = append(dst, state)
-		dst = binary.AppendUvarint(dst, uint64(rec.Pri))
-		dst = binary.AppendVarint(dst, int64(rec.Delay))
-		dst = binary.AppendVarint(dst, int64(rec.TTR))
-		dst = binary.AppendVarint(dst, rec.Created)
-		dst = binary.AppendVarint(dst, rec.Deadline)
-		for _, c := range [...]uint32{rec.Reserves, rec.Timeouts, rec.Releases, rec.Buries, rec.Kicks} {
-			dst = binary.AppendUvarint(dst, uint64(c))
-		}
-	}
-	if rec.Kind == jobs.RecPut {
-		dst = binary.AppendUvarint(dst, uint64(len(rec.Tube)))
-		dst = append(dst, rec.Tube...)
-		dst = binary.AppendUvarint(dst, uint64(len(rec.Body)))
-		dst = append(dst, rec.Body...)
+		dst = fields.AppendJob(append(dst, state), rec)
 	}
 	return seal(dst, start)
 }

@@ -81,22 +81,7 @@ func appendRecord(dst []byte, rec *jobs.Record) []byte {
 	if int(rec.State) < len(stateCode) {
 		st = stateCode[rec.State]
 	}
-	dst = append(dst, st)
-	dst = binary.AppendUvarint(dst, uint64(rec.Pri))
-	dst = binary.AppendVarint(dst, int64(rec.Delay))
-	dst = binary.AppendVarint(dst, int64(rec.TTR))
-	dst = binary.AppendVarint(dst, rec.Created)
-	dst = binary.AppendVarint(dst, rec.Deadline)
-	for _, c := range [...]uint32{rec.Reserves, rec.Timeouts, rec.Releases, rec.Buries, rec.Kicks} {
-		dst = binary.AppendUvarint(dst, uint64(c))
-	}
-	if kind == kindPut {
-		dst = binary.AppendUvarint(dst, uint64(len(rec.Tube)))
-		dst = append(dst, rec.Tube...)
-		dst = binary.AppendUvarint(dst, uint64(len(rec.Body)))
-		dst = append(dst, rec.Body...)
-	}
-	return dst
+	return fields.AppendJob(append(dst, st), rec)
 }
 
 // encodeEntry returns the entry data of a batch of records.
@@ -195,15 +180,7 @@ func (d *decoder) record(r *jobs.Record) {
 	} else {
 		d.Fail()
 	}
-	r.Pri = d.Uint32()
-	r.Delay = time.Duration(d.Varint())
-	r.TTR = time.Duration(d.Varint())
-	r.Created, r.Deadline = d.Varint(), d.Varint()
-	r.Reserves, r.Timeouts, r.Releases = d.Uint32(), d.Uint32(), d.Uint32()
-	r.Buries, r.Kicks = d.Uint32(), d.Uint32()
-	if r.Kind == jobs.RecPut {
-		tube := d.Bytes()
-		body := d.Bytes()
+	if tube, body := d.Job(r); r.Kind == jobs.RecPut {
 		if n := len(body); d.Err == nil && (len(tube) == 0 || len(tube) > jobs.MaxTubeName || n < 2 || body[n-2] != '\r' || body[n-1] != '\n') {
 			d.Fail()
 		}

@@ -1,10 +1,54 @@
-// Package fields reads the varint-encoded fields of stalkd's records: the
-// write-ahead log's (package wal) and the replicated log's (wal/raft), which
-// share the field encoding. It imports only the standard library. A Reader
-// is used by one goroutine at a time.
+// Package fields reads and writes the varint-encoded fields of stalkd's
+// records: the write-ahead log's (package wal) and the replicated log's
+// (wal/raft), which share the field encoding and the layout of a job's
+// fields (AppendJob, Reader.Job); each frames records and numbers kinds and
+// states itself. It imports the standard library and jobs (for the Record).
+// A Reader is used by one goroutine at a time.
 package fields
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"time"
+
+	"github.com/stalkd/stalkd/jobs"
+)
+
+// AppendJob appends what a put or update record carries after its state
+// byte: priority, delay, TTR, creation time, deadline, the five counters
+// and, for a put, the tube and the body (each preceded by its length).
+func AppendJob(dst []byte, rec *jobs.Record) []byte {
+	dst = binary.AppendUvarint(dst, uint64(rec.Pri))
+	dst = binary.AppendVarint(dst, int64(rec.Delay))
+	dst = binary.AppendVarint(dst, int64(rec.TTR))
+	dst = binary.AppendVarint(dst, rec.Created)
+	dst = binary.AppendVarint(dst, rec.Deadline)
+	for _, c := range [...]uint32{rec.Reserves, rec.Timeouts, rec.Releases, rec.Buries, rec.Kicks} {
+		dst = binary.AppendUvarint(dst, uint64(c))
+	}
+	if rec.Kind == jobs.RecPut {
+		dst = binary.AppendUvarint(dst, uint64(len(rec.Tube)))
+		dst = append(dst, rec.Tube...)
+		dst = binary.AppendUvarint(dst, uint64(len(rec.Body)))
+		dst = append(dst, rec.Body...)
+	}
+	return dst
+}
+
+// Job reads what AppendJob writes into r (whose Kind is set), but for a
+// put's tube and body, which it returns as views of B (nil for an update).
+// The caller checks them and Err.
+func (d *Reader) Job(r *jobs.Record) (tube, body []byte) {
+	r.Pri = d.Uint32()
+	r.Delay = time.Duration(d.Varint())
+	r.TTR = time.Duration(d.Varint())
+	r.Created, r.Deadline = d.Varint(), d.Varint()
+	r.Reserves, r.Timeouts, r.Releases = d.Uint32(), d.Uint32(), d.Uint32()
+	r.Buries, r.Kicks = d.Uint32(), d.Uint32()
+	if r.Kind == jobs.RecPut {
+		tube, body = d.Bytes(), d.Bytes()
+	}
+	return tube, body
+}
 
 // Reader reads fields from the front of B. The first failure sticks: Err is
 // set to Malformed and every later read returns a zero value, so a decoder
