@@ -34,22 +34,8 @@ func (q *Queue) StatsTube(name []byte) (TubeStats, error) {
 	if err != nil {
 		return TubeStats{}, err
 	}
-	now := q.clock.Now()
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	ts := TubeStats{
-		Name:   t.name,
-		Urgent: t.urgent, Ready: int64(t.ready.len()), Reserved: t.reserved,
-		Delayed: int64(t.delayed.len()), Buried: int64(t.buried.n),
-		TotalJobs: t.totalJobs,
-		Using:     t.using, Watching: t.watching, Waiting: int64(len(t.waiters.items)),
-		Deletes: t.deletes, Pauses: t.pauses,
-	}
-	if t.pause > 0 {
-		ts.Pause = time.Duration(t.pause)
-		ts.PauseLeft = time.Duration(t.unpauseAt - now)
-	}
-	return ts, nil
+	info := q.tubeInfo(t)
+	return info.TubeStats, nil
 }
 
 // HeldBytes returns roughly how much memory the queue's jobs hold: their
