@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"fmt"
-	"sync"
 
 	"github.com/stalkd/stalkd/jobs"
 )
@@ -14,34 +13,15 @@ import (
 // finds someone waiting: one allocation per commit round with waiters, none
 // per operation, and none at all in memory (sequence numbers are 0 there).
 type commitWaiter struct {
-	jq *jobs.Queue
-	mu sync.Mutex
-	ch chan struct{} // nil while nobody waits
+	jq      *jobs.Queue
+	commits broadcast // signalled by each commit notification
 }
 
 func (c *commitWaiter) init(jq *jobs.Queue) { c.jq = jq }
 
 // notify is the journal subscriber: it runs on the journal's goroutine and
 // must not block.
-func (c *commitWaiter) notify() {
-	c.mu.Lock()
-	if c.ch != nil {
-		close(c.ch)
-		c.ch = nil
-	}
-	c.mu.Unlock()
-}
-
-// channel returns the channel the next notification closes.
-func (c *commitWaiter) channel() chan struct{} {
-	c.mu.Lock()
-	if c.ch == nil {
-		c.ch = make(chan struct{})
-	}
-	ch := c.ch
-	c.mu.Unlock()
-	return ch
-}
+func (c *commitWaiter) notify() { c.commits.signal() }
 
 // wait returns once seq is committed, with nil; or with the journal's
 // failure (wrapping jobs.ErrJournal), ctx's error or ErrClosed, whichever
@@ -53,7 +33,7 @@ func (c *commitWaiter) wait(ctx context.Context, seq uint64, closing <-chan stru
 	for {
 		// Take the channel before checking, so that a commit between the
 		// check and the select still wakes us.
-		ch := c.channel()
+		ch := c.commits.wait()
 		if done, err := c.check(seq); done {
 			return err
 		}

@@ -114,11 +114,12 @@ type broadcast struct {
 // wait returns a channel closed by the next signal.
 func (b *broadcast) wait() <-chan struct{} {
 	b.mu.Lock()
-	defer b.mu.Unlock()
 	if b.ch == nil {
 		b.ch = make(chan struct{})
 	}
-	return b.ch
+	ch := b.ch
+	b.mu.Unlock()
+	return ch
 }
 
 // signal wakes everyone waiting since the last signal.
