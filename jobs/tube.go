@@ -125,7 +125,6 @@ func (r *registry) acquire(name []byte) *tube {
 	return t
 }
 
-// find returns the tube called name without taking a reference, or nil.
 // hold returns the existing tube called name with one more reference taken
 // for the caller (release it with Queue.releaseTube), or nil: unlike
 // acquire, it never creates a tube.
@@ -151,6 +150,7 @@ func (q *Queue) namedTube(name []byte) (*tube, error) {
 	return nil, ErrNotFound
 }
 
+// find returns the tube called name without taking a reference, or nil.
 func (r *registry) find(name []byte) *tube {
 	r.mu.RLock()
 	t := r.byName[string(name)]
