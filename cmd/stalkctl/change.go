@@ -62,26 +62,25 @@ func runKick(_ context.Context, _ *app, c *client.Conn, inv *invocation) (result
 	}, nil
 }
 
-func runKickJob(_ context.Context, _ *app, c *client.Conn, inv *invocation) (result, error) {
-	id, err := parseID(inv.args[0])
-	if err != nil {
-		return nil, err
-	}
-	if err := c.KickJob(id); err != nil {
-		return nil, err
-	}
-	return message{fmt.Sprintf("kicked job %d", id), map[string]any{"id": id, "kicked": true}}, nil
-}
+// runKickJob and runDelete act on one job by id.
+var (
+	runKickJob = jobAction("kicked", (*client.Conn).KickJob)
+	runDelete  = jobAction("deleted", (*client.Conn).Delete)
+)
 
-func runDelete(_ context.Context, _ *app, c *client.Conn, inv *invocation) (result, error) {
-	id, err := parseID(inv.args[0])
-	if err != nil {
-		return nil, err
+// jobAction is a command that does one thing to the job whose id is its
+// argument and reports it as "<done> job ID" (JSON: {"id": ID, done: true}).
+func jobAction(done string, do func(*client.Conn, uint64) error) func(context.Context, *app, *client.Conn, *invocation) (result, error) {
+	return func(_ context.Context, _ *app, c *client.Conn, inv *invocation) (result, error) {
+		id, err := parseID(inv.args[0])
+		if err != nil {
+			return nil, err
+		}
+		if err := do(c, id); err != nil {
+			return nil, err
+		}
+		return message{fmt.Sprintf("%s job %d", done, id), map[string]any{"id": id, done: true}}, nil
 	}
-	if err := c.Delete(id); err != nil {
-		return nil, err
-	}
-	return message{fmt.Sprintf("deleted job %d", id), map[string]any{"id": id, "deleted": true}}, nil
 }
 
 func runPause(_ context.Context, _ *app, c *client.Conn, inv *invocation) (result, error) {
