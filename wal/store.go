@@ -46,21 +46,14 @@ func isNoSpace(err error) bool {
 
 // syncDir fsyncs a directory, making file creations, renames and removals
 // in it durable.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	err = d.Sync()
-	if cerr := d.Close(); err == nil {
-		err = cerr
-	}
-	return err
-}
+func syncDir(dir string) error { return syncClose(os.Open(dir)) }
 
 // syncFile fsyncs the file at path.
-func syncFile(path string) error {
-	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+func syncFile(path string) error { return syncClose(os.OpenFile(path, os.O_WRONLY, 0)) }
+
+// syncClose fsyncs and closes f, just opened (or not: err), and returns the
+// first error.
+func syncClose(f *os.File, err error) error {
 	if err != nil {
 		return err
 	}
