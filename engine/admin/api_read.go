@@ -92,14 +92,10 @@ func (s *Server) getStats(w http.ResponseWriter, r *http.Request, _ []string) {
 const maxTubeListLimit = 100000
 
 func (s *Server) getTubes(w http.ResponseWriter, r *http.Request, _ []string) {
-	limit := s.opts.MetricsMaxTubes
-	if v := r.URL.Query().Get("limit"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > maxTubeListLimit {
-			writeError(w, http.StatusBadRequest, "bad_limit", "limit must be a number from 1 to 100000")
-			return
-		}
-		limit = n
+	limit, ok := intParam(r, "limit", s.opts.MetricsMaxTubes, 1, maxTubeListLimit)
+	if !ok {
+		writeError(w, http.StatusBadRequest, "bad_limit", "limit must be a number from 1 to 100000")
+		return
 	}
 	ts := selectTubes(s.q, limit)
 	out := tubesJSON{Tubes: make([]tubeJSON, len(ts.tubes)), TotalTubes: ts.total, Truncated: ts.truncated}
@@ -164,14 +160,10 @@ func (s *Server) getJob(w http.ResponseWriter, r *http.Request, args []string) {
 	if !ok {
 		return
 	}
-	limit := s.opts.PeekLimit
-	if v := r.URL.Query().Get("peek_bytes"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 || n > MaxPeekLimit {
-			writeError(w, http.StatusBadRequest, "bad_peek_bytes", "peek_bytes must be a number from 0 to 1048576")
-			return
-		}
-		limit = n
+	limit, ok := intParam(r, "peek_bytes", s.opts.PeekLimit, 0, MaxPeekLimit)
+	if !ok {
+		writeError(w, http.StatusBadRequest, "bad_peek_bytes", "peek_bytes must be a number from 0 to 1048576")
+		return
 	}
 	js, err := s.q.StatsJob(id)
 	if err != nil {
