@@ -78,14 +78,7 @@ func (q *Queue) StartWorker(h Handler, o WorkerOptions) (*Worker, error) {
 	if err != nil {
 		return nil, fmt.Errorf("engine: worker tubes: %w", err)
 	}
-	o.Concurrency = max(o.Concurrency, 1)
-	if o.MaxFailures == 0 {
-		o.MaxFailures = DefaultMaxFailures
-	}
-	if o.Backoff == nil {
-		o.Backoff = defaultBackoff
-	}
-	w := newWorker(q, h, o)
+	w := newWorker(q, h, o.withDefaults())
 	w.launch()
 	return w, nil
 }
@@ -151,3 +144,16 @@ func (w *Worker) Stop(ctx context.Context) error {
 
 // Done is closed once every goroutine of the worker has returned.
 func (w *Worker) Done() <-chan struct{} { return w.done }
+
+// withDefaults fills the options left zero: one goroutine,
+// DefaultMaxFailures, the default backoff.
+func (o WorkerOptions) withDefaults() WorkerOptions {
+	o.Concurrency = max(o.Concurrency, 1)
+	if o.MaxFailures == 0 {
+		o.MaxFailures = DefaultMaxFailures
+	}
+	if o.Backoff == nil {
+		o.Backoff = defaultBackoff
+	}
+	return o
+}

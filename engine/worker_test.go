@@ -17,14 +17,7 @@ import (
 // adjust it before its goroutines start (test hooks).
 func startTestWorker(t *testing.T, q *Queue, h Handler, o WorkerOptions, mutate ...func(*Worker)) *Worker {
 	t.Helper()
-	o.Concurrency = max(o.Concurrency, 1)
-	if o.MaxFailures == 0 {
-		o.MaxFailures = DefaultMaxFailures
-	}
-	if o.Backoff == nil {
-		o.Backoff = defaultBackoff
-	}
-	w := newWorker(q, h, o)
+	w := newWorker(q, h, o.withDefaults())
 	for _, m := range mutate {
 		m(w)
 	}
