@@ -11,13 +11,9 @@ import (
 // or more tokens, one per line (blank lines and lines starting with # are
 // skipped, surrounding spaces trimmed).
 func init() {
-	longFlags["auth-token-file"] = func(o *options, v string) error {
-		if v == "" {
-			return usageError("empty value for --auth-token-file")
-		}
-		o.authTokenFile = v
-		return nil
-	}
+	addStringFlags(map[string]func(o *options) *string{
+		"auth-token-file": func(o *options) *string { return &o.authTokenFile },
+	})
 }
 
 // authUsage documents the auth flag, after the TLS flags.

@@ -48,19 +48,11 @@ const clusterUsage = ` --raft-id ID
 `
 
 func init() {
-	for name, dst := range map[string]func(o *options) *string{
+	addStringFlags(map[string]func(o *options) *string{
 		"raft-id":    func(o *options) *string { return &o.cluster.ID },
 		"raft-addr":  func(o *options) *string { return &o.cluster.Addr },
 		"raft-peers": func(o *options) *string { return &o.cluster.Peers },
-	} {
-		longFlags[name] = func(o *options, v string) error {
-			if v == "" {
-				return usageError("empty value for --" + name)
-			}
-			*dst(o) = v
-			return nil
-		}
-	}
+	})
 	longFlags["raft-timeout"] = func(o *options, v string) error {
 		d, err := time.ParseDuration(v)
 		if err != nil || d < 10*time.Millisecond {

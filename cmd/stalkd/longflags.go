@@ -22,6 +22,20 @@ type netFlags struct {
 // longFlag applies the value of one long flag to o.
 type longFlag func(o *options, v string) error
 
+// addStringFlags adds long flags that each set one string option (named by
+// dst) and refuse an empty value.
+func addStringFlags(flags map[string]func(o *options) *string) {
+	for name, dst := range flags {
+		longFlags[name] = func(o *options, v string) error {
+			if v == "" {
+				return usageError("empty value for --" + name)
+			}
+			*dst(o) = v
+			return nil
+		}
+	}
+}
+
 // longFlags are the long flags, by name. Helpers that add flags add a
 // line here.
 var longFlags = map[string]longFlag{

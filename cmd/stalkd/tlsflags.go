@@ -15,20 +15,12 @@ type tlsFlags struct {
 }
 
 func init() {
-	for name, dst := range map[string]func(o *options) *string{
+	addStringFlags(map[string]func(o *options) *string{
 		"tls":           func(o *options) *string { return &o.tls.addr },
 		"tls-cert":      func(o *options) *string { return &o.tls.cert },
 		"tls-key":       func(o *options) *string { return &o.tls.key },
 		"tls-client-ca": func(o *options) *string { return &o.tls.clientCA },
-	} {
-		longFlags[name] = func(o *options, v string) error {
-			if v == "" {
-				return usageError("empty value for --" + name)
-			}
-			*dst(o) = v
-			return nil
-		}
-	}
+	})
 }
 
 // tlsUsage documents the TLS flags, after the other long flags.
