@@ -56,6 +56,11 @@ type conn struct {
 	busy atomic.Bool // replies not yet fully written (read by Stop)
 }
 
+// Wake is the session's wake-up (jobs.Waker): a reserve outcome is ready.
+// Other goroutines call it; it reads only gc, which never changes, and asks
+// the transport to serve the connection on its owner.
+func (cn *conn) Wake() { _ = cn.gc.Wake(nil) }
+
 // connRx is the part of a connection's state that only executing commands
 // use. A connection borrows one from the Server's pool when input arrives
 // and gives it back when a serve ends between commands (the decoder holds

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/panjf2000/gnet/v2"
+	"github.com/rs/zerolog"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -83,4 +84,18 @@ func TestIdleConnHoldsNoDecoder(t *testing.T) {
 	assert.Equal(t, "INSERTED 1\r\nUSING default\r\n", string(ma.out))
 	assert.Nil(t, a.rx)
 	assert.Nil(t, a.held, "nothing waited for a journal")
+}
+
+// Opening and ending an idle connection allocates the conn and its session
+// and nothing else: no closure for the session's wake-up (issue 12's memory
+// per idle connection).
+func TestOpenConnAllocations(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates")
+	}
+	s := startServer(t, func(c *Config) { c.Logger = zerolog.Nop() })
+	mt := &memTransport{}
+	open := func() { s.openConn(mt, -1, nil, false).end(nil) }
+	open() // grow the registry's maps
+	assert.Equal(t, 2.0, testing.AllocsPerRun(200, open))
 }

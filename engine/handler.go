@@ -54,7 +54,7 @@ func (s *Server) openConn(t transport, fd int, remote net.Addr, certified bool) 
 	if s.cfg.IdleTimeout > 0 {
 		kick(s.reg.idleKick)
 	}
-	cn.sess = s.queue.NewSession(func() { _ = t.Wake(nil) })
+	cn.sess = s.queue.NewSessionWaker(cn) // a closure would cost an allocation per connection
 	if s.verbose >= 1 {
 		s.log.Debug().Int("fd", cn.fd).Stringer("remote_addr", remote).Msg("accept")
 	}

@@ -45,7 +45,9 @@
 //  1. tube.mu - one per tube. Only Reserve holds several, always in
 //     ascending tube serial (creation) order.
 //  2. Session.mu - under a tube lock: the session's reserved list and its
-//     pending reserve outcome.
+//     pending reserve outcome (in its wait state, allocated by the owner on
+//     the first wait before the session is published as waiting, so every
+//     goroutine that wins a wait finds it).
 //  3. Leaves, never held while taking another lock: the id index shards,
 //     the timer shards, the tube registry, and the journal's own lock
 //     (Journal.Append runs under a tube lock, so a journal must never call

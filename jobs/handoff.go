@@ -80,8 +80,8 @@ func (q *Queue) reserveFor(s *Session, j *job, now int64, st int, waiter bool) b
 	x.deadline = now + j.ttr
 	x.reserves++
 	s.reserved.pushBack(j)
-	if waiter {
-		s.outcome, s.outcomeErr = j.data(), nil
+	if waiter { // s won its wait, so s.w is set (see Session.w)
+		s.w.outcome, s.w.outcomeErr = j.data(), nil
 	}
 	if q.replicated {
 		s.lastSeq.Store(q.logReserved(j))

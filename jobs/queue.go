@@ -36,6 +36,9 @@ type Queue struct {
 	stats   counters
 	timers  timers
 	defTube *tube
+	// defWatch is the watch list of every session that has not changed
+	// its own: just defTube. Shared and immutable (see Session.watch).
+	defWatch [1]*tube
 }
 
 // New returns an empty queue with the tube "default".
@@ -50,6 +53,7 @@ func New(cfg Config) *Queue {
 	q.jobs.init()
 	q.timers.init(q.clock.Now())
 	q.defTube = q.tubes.acquire([]byte("default")) // never released
+	q.defWatch[0] = q.defTube
 	return q
 }
 

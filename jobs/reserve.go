@@ -18,7 +18,7 @@ func (s *Session) Reserve(timeout time.Duration) (JobData, error) {
 	q := s.q
 	s.setWorker()
 	now := q.clock.Now()
-	tubes := s.watchSorted
+	tubes := s.watchSorted()
 	for _, t := range tubes {
 		t.mu.Lock()
 	}
@@ -63,14 +63,18 @@ func (s *Session) Reserve(timeout time.Duration) (JobData, error) {
 // job, or ErrTimedOut, or ErrDeadlineSoon. It returns ErrWaiting while the
 // outcome is not ready, and ends the wait otherwise.
 func (s *Session) TakeOutcome() (JobData, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if !s.hasOutcome {
+	w := s.w
+	if w == nil {
 		return JobData{}, ErrWaiting
 	}
-	d, err := s.outcome, s.outcomeErr
-	s.outcome, s.outcomeErr, s.hasOutcome = JobData{}, nil, false
-	s.wstate.Store(s.waits << waitShift) // idle
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !w.hasOutcome {
+		return JobData{}, ErrWaiting
+	}
+	d, err := w.outcome, w.outcomeErr
+	w.outcome, w.outcomeErr, w.hasOutcome = JobData{}, nil, false
+	s.wstate.Store(w.waits << waitShift) // idle
 	return d, err
 }
 
@@ -137,12 +141,18 @@ func (s *Session) soonest() (int64, bool) {
 // Every watched tube lock is held.
 func (s *Session) startWait(now int64, timeout time.Duration) {
 	q := s.q
-	s.waitTubes = append(s.waitTubes[:0], s.watchSorted...)
-	for _, t := range s.waitTubes {
+	w := s.w
+	if w == nil {
+		w = &waitState{}
+		w.timer.Owner = s
+		s.w = w
+	}
+	w.tubes = append(w.tubes[:0], s.watchSorted()...)
+	for _, t := range w.tubes {
 		t.waiters.add(s)
 	}
-	s.waits++
-	s.wstate.Store(s.waits<<waitShift | waiting)
+	w.waits++
+	s.wstate.Store(w.waits<<waitShift | waiting)
 	q.stats.add(s.stripe, cWaiting, 1)
 	when := int64(math.MaxInt64)
 	if timeout > 0 {
@@ -150,13 +160,13 @@ func (s *Session) startWait(now int64, timeout time.Duration) {
 	}
 	s.mu.Lock()
 	soonest, ok := s.soonest()
-	s.waitSoon = ok && soonest-second <= when
-	if s.waitSoon {
+	w.soon = ok && soonest-second <= when
+	if w.soon {
 		when = soonest - second
 	}
 	s.mu.Unlock()
 	if when != math.MaxInt64 {
-		q.timers.scheduleSession(s, when, s.waits)
+		q.timers.scheduleSession(s, when, w.waits)
 	}
 }
 
@@ -164,7 +174,7 @@ func (s *Session) startWait(now int64, timeout time.Duration) {
 // waited on, except from (which the caller holds or already took it from).
 // Only the goroutine that won the wait (its CAS away from waiting) calls it.
 func (s *Session) unregisterWait(from *tube) {
-	for _, t := range s.waitTubes {
+	for _, t := range s.w.tubes {
 		if t == from {
 			continue
 		}
@@ -183,26 +193,28 @@ func (q *Queue) sessionTimer(s *Session, wait uint64) {
 	}
 	q.stats.add(0, cWaiting, -1)
 	s.unregisterWait(nil)
+	w := s.w
 	s.mu.Lock()
-	s.outcome, s.outcomeErr = JobData{}, ErrTimedOut
-	if s.waitSoon {
+	w.outcome, w.outcomeErr = JobData{}, ErrTimedOut
+	if w.soon {
 		// Decided when the timer was armed, not now: a late tick may
 		// already have timed the job out, and a timely one would have
 		// answered DEADLINE_SOON.
-		s.outcomeErr = ErrDeadlineSoon
+		w.outcomeErr = ErrDeadlineSoon
 	}
 	s.mu.Unlock()
 	s.deliver()
 }
 
 // deliver publishes the outcome stored in the session and wakes its owner.
+// Only the winner of the wait calls it.
 func (s *Session) deliver() {
 	s.mu.Lock()
 	ok := !s.isClosed
-	s.hasOutcome = ok
+	s.w.hasOutcome = ok
 	s.mu.Unlock()
 	if ok && s.wake != nil {
-		s.wake()
+		s.wake.Wake()
 	}
 }
 
@@ -217,8 +229,9 @@ func (s *Session) CancelWait() (JobData, error) {
 		q.stats.add(s.stripe, cWaiting, -1)
 		s.unregisterWait(nil)
 		q.timers.cancelSession(s)
+		w := s.w
 		s.mu.Lock()
-		s.outcome, s.outcomeErr, s.hasOutcome = JobData{}, ErrTimedOut, true
+		w.outcome, w.outcomeErr, w.hasOutcome = JobData{}, ErrTimedOut, true
 		s.mu.Unlock()
 		return s.TakeOutcome()
 	}

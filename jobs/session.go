@@ -28,55 +28,97 @@ const (
 //
 // Concurrency: a Session's methods must be called by one goroutine at a time
 // (its owner, e.g. the connection's event loop). The queue itself touches
-// the session from other goroutines only through the wake function and the
-// fields guarded by mu.
+// the session from other goroutines only through the wake function, wstate,
+// the fields guarded by mu, and the wait state of a wait it has won.
+//
+// Size: a server holds one Session per connection, most of them idle, so
+// what only a waiting reserve needs lives in a waitState allocated on the
+// first wait, and a fresh session's watch list is the queue's shared
+// one-element "default" list (copied on write). TestSessionSize pins it.
 type Session struct {
-	q      *Queue
-	id     uint64
-	stripe int
-	wake   func()
+	q    *Queue
+	id   uint64
+	wake Waker // nil: nobody to tell
 
 	// Owner-only state.
-	use         *tube
-	watch       []*tube // listing order (reference "ms" semantics)
-	watchSorted []*tube // by serial: the order tube locks are taken in
-	producer    bool
-	worker      bool
+	use *tube
+	// watch is the watch list in listing order (reference "ms"
+	// semantics). It may be the queue's shared default list: never write
+	// through it, replace it (see Watch, unwatchAt).
+	watch []*tube
+	// sorted is the watch list by tube serial, the order tube locks are
+	// taken in; nil while the list has one tube (watch is then sorted).
+	sorted *[]*tube
 
-	// Wait state. waitTubes is written by the owner before the session is
-	// published as waiting, and read by whoever claims the wait. waits
-	// counts the waits started (owner only); timerWait is the wait the
-	// timer was armed for (guarded by the timer shard's lock).
-	wstate    atomic.Uint64 // waits<<waitShift | state
+	// w is the wait state, nil until the first Reserve that waits. The
+	// owner sets it before the session is published as waiting (wstate,
+	// under the watched tube locks), so whoever wins a wait sees it.
+	w       *waitState
+	wstate  atomic.Uint64 // waits<<waitShift | state
+	lastSeq atomic.Uint64 // replicated mode: see LastSeq
+
+	mu       sync.Mutex
+	reserved jobList // jobs reserved by this session
+	stripe   int
+	producer bool // owner only
+	worker   bool // owner only
+	isClosed bool // mu
+}
+
+// waitState is what a Session needs only once it has waited in Reserve; it
+// is kept for the session's life once allocated.
+type waitState struct {
+	// waits counts the waits started (owner only). tubes is written by
+	// the owner before the session is published as waiting, and read by
+	// whoever claims the wait. timerWait is the wait the timer was armed
+	// for (guarded by the timer shard's lock, as is timer).
 	waits     uint64
-	waitTubes []*tube
+	tubes     []*tube
 	timer     wheel.Timer[*Session]
 	timerWait uint64
-	lastSeq   atomic.Uint64 // replicated mode: see LastSeq
 
-	mu         sync.Mutex
-	reserved   jobList // jobs reserved by this session
+	// Guarded by Session.mu: the pending outcome.
 	outcome    JobData
 	outcomeErr error
 	hasOutcome bool
-	isClosed   bool
-	// waitSoon: the pending wait's timer is its DEADLINE_SOON margin
-	// rather than its timeout. The jobs of a waiting session cannot be
-	// touched, so the margin, once armed, only ever comes true.
-	waitSoon bool
+	// soon: the pending wait's timer is its DEADLINE_SOON margin rather
+	// than its timeout. The jobs of a waiting session cannot be touched,
+	// so the margin, once armed, only ever comes true.
+	soon bool
 }
+
+// Waker is told that a session's pending Reserve has an outcome ready for
+// TakeOutcome. Wake is called from another goroutine, with no queue lock
+// held, and must not block.
+type Waker interface{ Wake() }
+
+// wakeFunc adapts a function to Waker (a func is pointer-shaped: storing
+// one in the interface allocates nothing).
+type wakeFunc func()
+
+func (f wakeFunc) Wake() { f() }
 
 // NewSession opens a session using and watching "default". wake, if not nil,
 // is called (from another goroutine, with no queue lock held) when a Reserve
 // that returned ErrWaiting has an outcome ready for TakeOutcome.
 func (q *Queue) NewSession(wake func()) *Session {
+	if wake == nil {
+		return q.NewSessionWaker(nil)
+	}
+	return q.NewSessionWaker(wakeFunc(wake))
+}
+
+// NewSessionWaker is NewSession with the wake-up as a Waker (nil: none). A
+// caller that already has an object to wake, such as a connection, spares
+// the allocation of a closure or method value.
+func (q *Queue) NewSessionWaker(wake Waker) *Session {
 	s := &Session{q: q, id: q.sessions.Add(1), wake: wake}
 	s.stripe = int(s.id % stripes)
-	s.timer.Owner = s
-	s.use = q.tubes.acquire([]byte("default"))
-	w := q.tubes.acquire([]byte("default"))
-	s.watch = []*tube{w}
-	s.watchSorted = []*tube{w}
+	// "default" is never dropped (the queue holds a reference), so its
+	// references are taken without a registry lookup.
+	s.use = q.defTube
+	s.watch = q.defWatch[:]
+	q.defTube.refs.Add(2)
 	s.use.mu.Lock()
 	s.use.using++
 	s.use.watching++
@@ -84,6 +126,14 @@ func (q *Queue) NewSession(wake func()) *Session {
 	q.stats.add(s.stripe, cConnections, 1)
 	q.stats.add(s.stripe, cTotalConnections, 1)
 	return s
+}
+
+// watchSorted returns the watch list in tube serial order.
+func (s *Session) watchSorted() []*tube {
+	if s.sorted != nil {
+		return *s.sorted
+	}
+	return s.watch
 }
 
 // Count adds one to command counter c, 0 <= c < MaxCommands (the protocol
@@ -142,7 +192,7 @@ func (s *Session) Watch(name []byte) (int, error) {
 	}
 	t := s.q.tubes.acquire(name)
 	addWatching(t, 1)
-	s.watch = append(s.watch, t)
+	s.watch = append(s.watch, t) // a shared list has no spare capacity: copied
 	s.sortWatch()
 	return len(s.watch), nil
 }
@@ -176,7 +226,8 @@ func (s *Session) watchIndex(name []byte) int {
 }
 
 // unwatchAt removes watch[i] the way the reference does: the last item moves
-// into the hole.
+// into the hole. The list has at least two tubes, so it is not the shared
+// default list (which has one).
 func (s *Session) unwatchAt(i int) {
 	t := s.watch[i]
 	n := len(s.watch) - 1
@@ -187,11 +238,21 @@ func (s *Session) unwatchAt(i int) {
 	s.q.releaseTube(t)
 }
 
+// sortWatch brings sorted up to date after the watch list changed.
 func (s *Session) sortWatch() {
-	s.watchSorted = append(s.watchSorted[:0], s.watch...)
-	slices.SortFunc(s.watchSorted, func(a, b *tube) int {
+	if len(s.watch) < 2 {
+		s.sorted = nil
+		return
+	}
+	if s.sorted == nil {
+		s.sorted = new([]*tube)
+	}
+	ws := append((*s.sorted)[:0], s.watch...)
+	clear(ws[len(ws):cap(ws)])
+	slices.SortFunc(ws, func(a, b *tube) int {
 		return cmp.Compare(a.serial, b.serial)
 	})
+	*s.sorted = ws
 }
 
 func addUsing(t *tube, d int64) {
@@ -239,10 +300,19 @@ func (s *Session) Close() {
 		q.timers.cancelSession(s)
 	}
 	s.releaseAll()
-	for len(s.watch) > 0 {
-		s.unwatchAt(0)
+	// Drop the watched tubes in the order the reference's removals would
+	// (the first, then the last moved into its place, and so on), without
+	// writing to the list: it may be the shared default one.
+	for i, n := 0, len(s.watch); i < n; i++ {
+		k := 0
+		if i > 0 {
+			k = n - i
+		}
+		t := s.watch[k]
+		addWatching(t, -1)
+		q.releaseTube(t)
 	}
-	s.watchSorted = nil
+	s.watch, s.sorted = nil, nil
 	addUsing(s.use, -1)
 	q.releaseTube(s.use)
 	q.stats.add(s.stripe, cConnections, -1)

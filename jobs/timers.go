@@ -95,16 +95,18 @@ func (ts *timers) cancelJob(j *job) {
 func (ts *timers) scheduleSession(x *Session, when int64, wait uint64) {
 	s := &ts.shards[x.id%timerShards]
 	s.mu.Lock()
-	x.timerWait = wait
-	s.sessions.Schedule(&x.timer, when)
+	x.w.timerWait = wait
+	s.sessions.Schedule(&x.w.timer, when)
 	s.mu.Unlock()
 	ts.poke(when)
 }
 
+// cancelSession disarms x's timer. Called by the owner, or by the winner of
+// a wait (so x.w is set).
 func (ts *timers) cancelSession(x *Session) {
 	s := &ts.shards[x.id%timerShards]
 	s.mu.Lock()
-	s.sessions.Cancel(&x.timer)
+	s.sessions.Cancel(&x.w.timer)
 	s.mu.Unlock()
 }
 
@@ -221,7 +223,7 @@ func (q *Queue) fire(now int64) {
 		}
 		s.sessScratch = s.sessions.Advance(now, s.sessScratch[:0])
 		for _, x := range s.sessScratch {
-			sess = append(sess, firedSession{x, x.timerWait, x.timer.When()})
+			sess = append(sess, firedSession{x, x.w.timerWait, x.w.timer.When()})
 		}
 		s.mu.Unlock()
 	}
