@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"net"
+
 	"github.com/stalkd/stalkd/codec"
 )
 
@@ -45,16 +47,19 @@ func (cn *conn) auth(cmd *codec.Command) {
 	cn.out = append(cn.out, codec.Unauthorized...)
 	cn.done(mark, 0, "")
 	if cn.authFailures >= MaxAuthFailures {
-		cn.srv.log.Warn().Int("fd", cn.fd).Str("remote_addr", cn.remoteAddr()).Int("failures", cn.authFailures).
+		cn.srv.log.Warn().Int("fd", int(cn.fd)).Str("remote_addr", cn.remoteAddr()).Int("failures", int(cn.authFailures)).
 			Msg("closing a connection after repeated wrong auth tokens")
 		cn.quitting = true
 	}
 }
 
 // remoteAddr is the peer's address for the logs ("" when unknown).
+// The transport knows it (gnet keeps it; tlsConn asks its socket).
 func (cn *conn) remoteAddr() string {
-	if cn.remote != nil {
-		return cn.remote.String()
+	if ra, ok := cn.gc.(interface{ RemoteAddr() net.Addr }); ok {
+		if a := ra.RemoteAddr(); a != nil {
+			return a.String()
+		}
 	}
 	return ""
 }

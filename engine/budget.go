@@ -66,7 +66,7 @@ func (cn *conn) account() (overBudget bool) {
 		return false
 	}
 	cn.heldShare = n
-	cn.heldPeak = max(cn.heldPeak, n)
+	cn.heldBig = cn.heldBig || n >= bigRelease
 	total := cn.srv.held.Add(delta)
 	if delta > 0 && total > cn.srv.cfg.HeldBudget {
 		cn.srv.overBudget.log(func() {
@@ -87,7 +87,7 @@ func (cn *conn) released() {
 		s.held.Add(-cn.heldShare)
 		cn.heldShare = 0
 	}
-	if cn.heldPeak >= bigRelease {
+	if cn.heldBig {
 		s.releaseSoon()
 	}
 }

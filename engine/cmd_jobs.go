@@ -13,7 +13,7 @@ import (
 // does; the body follows. A too-big put gets JOB_TOO_BIG after its body.
 func (cn *conn) putLine(cmd *codec.Command) {
 	if !cmd.TooBig {
-		cn.putID = cn.srv.queue.NextID()
+		cn.rx.putID = cn.srv.queue.NextID() // rx stays until the body is in
 		cn.sess.SetProducer()
 	}
 }
@@ -21,10 +21,10 @@ func (cn *conn) putLine(cmd *codec.Command) {
 // put queues a job whose body has arrived, under the id its line spent.
 func (cn *conn) put(cmd *codec.Command) {
 	id, seq, err := cn.sess.Put(jobs.PutRequest{
-		ID: cn.putID, Pri: cmd.Pri, Delay: seconds(cmd.Delay), TTR: seconds(cmd.TTR),
+		ID: cn.rx.putID, Pri: cmd.Pri, Delay: seconds(cmd.Delay), TTR: seconds(cmd.TTR),
 		Wire: cmd.Body,
 	})
-	cn.putID = 0
+	cn.rx.putID = 0
 	if err != nil {
 		cn.fail(err)
 		return

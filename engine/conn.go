@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"net"
 	"sync/atomic"
 
 	"github.com/panjf2000/gnet/v2"
@@ -24,36 +23,39 @@ const keepOutCap = 256 << 10
 // is touched only inside gnet callbacks for this connection. The session's
 // wake function is the only thing other goroutines call, and it merely asks
 // gnet to run OnTraffic on that loop.
+//
+// Size: a server holds one per connection, most of them idle, so what only
+// a command in progress needs lives in connRx, what only held replies need
+// in heldReplies, and the peer's address is asked of the transport when a
+// log wants it. TestConnSize pins the size.
 type conn struct {
 	srv  *Server
 	gc   transport
-	fd   int
 	sess *jobs.Session
 	rx   *connRx // nil until the first input: an idle connection has none
 
 	out  []byte       // replies of this callback, written once at its end
 	held *heldReplies // replies waiting behind a journal commit (nil until one waits)
 
-	remote       net.Addr // the peer, for the logs
-	authed       bool     // auth passed, or not required
-	authFailures int      // wrong tokens so far
-
-	putID    uint64 // the id spent by the put line whose body is awaited
-	waiting  bool   // a reserve is pending: later commands are held back
-	stall    bool   // too many reply bytes queued: commands wait
-	quitting bool   // quit seen: close once the held replies are written
-	eof      bool   // the peer half-closed: answer what is buffered, never wait
-	closed   bool   // OnClose ran: the session is gone
-	inServe  bool   // inside serve (a failed write closes the conn inline)
-
-	stalledReg, holdingReg bool // membership in the registry's sets
-
 	idle idleState // Config.IdleTimeout's bookkeeping
 
 	heldShare int64 // this connection's part of Server.held (budget.go)
-	heldPeak  int64 // the largest heldShare it had
+
+	fd           int32 // the socket, for the logs
+	authFailures int32 // wrong tokens so far
 
 	busy atomic.Bool // replies not yet fully written (read by Stop)
+
+	authed   bool // auth passed, or not required
+	waiting  bool // a reserve is pending: later commands are held back
+	stall    bool // too many reply bytes queued: commands wait
+	quitting bool // quit seen: close once the held replies are written
+	eof      bool // the peer half-closed: answer what is buffered, never wait
+	closed   bool // OnClose ran: the session is gone
+	inServe  bool // inside serve (a failed write closes the conn inline)
+	heldBig  bool // heldShare once reached bigRelease (budget.go)
+
+	stalledReg, holdingReg bool // membership in the registry's sets
 }
 
 // Wake is the session's wake-up (jobs.Waker): a reserve outcome is ready.
@@ -73,6 +75,7 @@ type connRx struct {
 	// to the heap: one allocation per command. Its views (Name, Token,
 	// Body) are cleared after each command.
 	cmd     codec.Command
+	putID   uint64   // the id spent by the put line whose body is awaited
 	scratch []byte   // a YAML document before it is framed
 	names   []string // tube names for the list replies
 	ids     []uint64 // job ids for list-jobs
@@ -116,7 +119,7 @@ func (s *Server) getRx() *connRx {
 // putRx resets rx and returns it to the pool.
 func (s *Server) putRx(rx *connRx) {
 	rx.dec.Reset()
-	rx.cmd = codec.Command{}
+	rx.cmd, rx.putID = codec.Command{}, 0
 	rx.scratch = rx.scratch[:0]
 	if cap(rx.scratch) > rxKeepCap {
 		rx.scratch = nil
@@ -241,7 +244,7 @@ func (cn *conn) tooMuchInbound() bool {
 	if n <= limit {
 		return false
 	}
-	cn.srv.log.Warn().Int("fd", cn.fd).Int("buffered", n).Bool("reserving", cn.waiting).
+	cn.srv.log.Warn().Int("fd", int(cn.fd)).Int("buffered", n).Bool("reserving", cn.waiting).
 		Msg("closing a connection that sends too much while its commands wait")
 	return true
 }

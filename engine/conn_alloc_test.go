@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"testing"
+	"unsafe"
 
 	"github.com/panjf2000/gnet/v2"
 	"github.com/rs/zerolog"
@@ -98,4 +99,10 @@ func TestOpenConnAllocations(t *testing.T) {
 	open := func() { s.openConn(mt, -1, nil, false).end(nil) }
 	open() // grow the registry's maps
 	assert.Equal(t, 2.0, testing.AllocsPerRun(200, open))
+}
+
+// A conn, one per connection and most of them idle, fits the 128-byte size
+// class (it was 176): what only a command in progress needs is in connRx.
+func TestConnSize(t *testing.T) {
+	assert.LessOrEqual(t, unsafe.Sizeof(conn{}), uintptr(128))
 }

@@ -56,7 +56,7 @@ func (s *Server) finishLater(cn *conn) {
 	}
 	fd, err := cn.gc.Dup()
 	if err != nil {
-		s.log.Warn().Err(err).Int("fd", cn.fd).Msg("dropping replies of a closed connection")
+		s.log.Warn().Err(err).Int("fd", int(cn.fd)).Msg("dropping replies of a closed connection")
 		return
 	}
 	f := os.NewFile(uintptr(fd), "client")

@@ -47,8 +47,8 @@ func (h *handler) OnClose(gc gnet.Conn, err error) gnet.Action {
 // certified: the client presented a certificate verified against the
 // client CA (mutual TLS), which stands in for an auth token.
 func (s *Server) openConn(t transport, fd int, remote net.Addr, certified bool) *conn {
-	cn := &conn{srv: s, gc: t, fd: fd}
-	cn.authed, cn.remote = len(s.tokens) == 0 || certified, remote
+	cn := &conn{srv: s, gc: t, fd: int32(fd)}
+	cn.authed = len(s.tokens) == 0 || certified
 	cn.idle.stamp.Store(s.now())
 	s.reg.add(cn)
 	if s.cfg.IdleTimeout > 0 {
@@ -56,7 +56,7 @@ func (s *Server) openConn(t transport, fd int, remote net.Addr, certified bool) 
 	}
 	cn.sess = s.queue.NewSessionWaker(cn) // a closure would cost an allocation per connection
 	if s.verbose >= 1 {
-		s.log.Debug().Int("fd", cn.fd).Stringer("remote_addr", remote).Msg("accept")
+		s.log.Debug().Int("fd", fd).Stringer("remote_addr", remote).Msg("accept")
 	}
 	return cn
 }
@@ -81,7 +81,7 @@ func (cn *conn) end(err error) {
 	cn.sess.Close()
 	s.reg.remove(cn)
 	if s.verbose >= 1 {
-		ev := s.log.Debug().Int("fd", cn.fd)
+		ev := s.log.Debug().Int("fd", int(cn.fd))
 		if err != nil && !isEOF(err) {
 			ev = ev.Err(err)
 		}

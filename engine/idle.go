@@ -110,7 +110,7 @@ func (r *registry) wakeIdle(now, timeout int64) (next int64, ok bool) {
 // closeIdle logs the closing of an idle connection.
 func (s *Server) closeIdle(cn *conn) {
 	if s.verbose >= 1 {
-		s.log.Debug().Int("fd", cn.fd).Float64("idle_timeout_ms", float64(s.cfg.IdleTimeout)/float64(time.Millisecond)).
+		s.log.Debug().Int("fd", int(cn.fd)).Float64("idle_timeout_ms", float64(s.cfg.IdleTimeout)/float64(time.Millisecond)).
 			Msg("closing an idle connection")
 	}
 }

@@ -37,9 +37,9 @@ func (g gnetLogger) Fatalf(format string, args ...any) {
 // reference's "<FD command NAME" but with the whole command line. A put's
 // body is never logged: its arrival is a "job" line with the id and size.
 func (cn *conn) traceCommand(cmd *codec.Command) {
-	ev := cn.srv.log.Trace().Int("fd", cn.fd)
+	ev := cn.srv.log.Trace().Int("fd", int(cn.fd))
 	if cmd.Op == codec.OpPut {
-		ev.Uint64("job_id", cn.putID).Int("size_bytes", max(len(cmd.Body)-2, 0)).Msg("job")
+		ev.Uint64("job_id", cn.rx.putID).Int("size_bytes", max(len(cmd.Body)-2, 0)).Msg("job")
 		return
 	}
 	var buf [96]byte
@@ -92,7 +92,7 @@ func (cn *conn) traceReply(b []byte, seq uint64) {
 	if i := bytes.IndexByte(line, '\r'); i >= 0 {
 		line = line[:i]
 	}
-	ev := cn.srv.log.Trace().Int("fd", cn.fd).Bytes("reply", line)
+	ev := cn.srv.log.Trace().Int("fd", int(cn.fd)).Bytes("reply", line)
 	if seq != 0 {
 		ev = ev.Uint64("awaits_commit", seq)
 	}

@@ -305,6 +305,9 @@ func (t *tlsConn) writer() {
 	}
 }
 
+// RemoteAddr is the peer's address (for conn's logs).
+func (t *tlsConn) RemoteAddr() net.Addr { return t.raw.RemoteAddr() }
+
 // The transport methods. Only the owner calls them, but Wake.
 
 func (t *tlsConn) InboundBuffered() int {
