@@ -41,10 +41,12 @@ type conn struct {
 
 	heldShare int64 // this connection's part of Server.held (budget.go)
 
-	fd           int32 // the socket, for the logs
-	authFailures int32 // wrong tokens so far
+	fd      int32 // the socket, for the logs
+	regSlot int32 // 1 + its index in the registry's list (guarded by its mu); 0: not listed
 
 	busy atomic.Bool // replies not yet fully written (read by Stop)
+
+	authFailures uint8 // wrong tokens so far (at most MaxAuthFailures)
 
 	authed   bool // auth passed, or not required
 	waiting  bool // a reserve is pending: later commands are held back

@@ -88,7 +88,7 @@ func (s *Server) sweepIdle() {
 func (r *registry) wakeIdle(now, timeout int64) (next int64, ok bool) {
 	r.mu.Lock()
 	var cs []*conn
-	for cn := range r.all {
+	for _, cn := range r.all {
 		if cn.idle.reserving.Load() {
 			continue
 		}

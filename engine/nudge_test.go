@@ -144,7 +144,7 @@ func TestIdleSweeperSleeps(t *testing.T) {
 	require.Eventually(t, func() bool {
 		s.reg.mu.Lock()
 		defer s.reg.mu.Unlock()
-		for cn := range s.reg.all {
+		for _, cn := range s.reg.all {
 			return cn.idle.reserving.Load()
 		}
 		return false
