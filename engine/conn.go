@@ -34,7 +34,7 @@ type conn struct {
 	sess *jobs.Session
 	rx   *connRx // nil until the first input: an idle connection has none
 
-	out  []byte       // replies of this callback, written once at its end
+	out  []byte       // replies of this callback, written once at its end (kept in rx between commands)
 	held *heldReplies // replies waiting behind a journal commit (nil until one waits)
 
 	idle idleState // Config.IdleTimeout's bookkeeping
@@ -78,6 +78,7 @@ type connRx struct {
 	// Body) are cleared after each command.
 	cmd     codec.Command
 	putID   uint64   // the id spent by the put line whose body is awaited
+	out     []byte   // the connection's empty reply buffer, while rx is not lent
 	scratch []byte   // a YAML document before it is framed
 	names   []string // tube names for the list replies
 	ids     []uint64 // job ids for list-jobs
@@ -98,13 +99,33 @@ func (cn *conn) serve() gnet.Action {
 	}
 	a := cn.step()
 	if cn.rx != nil && cn.rx.dec.Idle() {
-		cn.srv.putRx(cn.rx)
-		cn.rx = nil
+		cn.returnRx()
 	}
 	if a == gnet.None && !cn.closed && cn.account() {
 		return gnet.Close
 	}
 	return a
+}
+
+// borrowRx lends the connection a connRx, and with it a reply buffer if
+// the connection has none.
+func (cn *conn) borrowRx() {
+	rx := cn.srv.getRx()
+	if cn.out == nil {
+		cn.out, rx.out = rx.out, nil
+	}
+	cn.rx = rx
+}
+
+// returnRx gives the connRx back between commands, with the connection's
+// reply buffer if it is empty: an idle connection keeps neither.
+func (cn *conn) returnRx() {
+	rx := cn.rx
+	cn.rx = nil
+	if len(cn.out) == 0 && cn.out != nil {
+		rx.out, cn.out = cn.out, nil
+	}
+	cn.srv.putRx(rx)
 }
 
 // rxKeepCap: scratch buffers that grew past this are not kept in the pool.
@@ -125,6 +146,9 @@ func (s *Server) putRx(rx *connRx) {
 	rx.scratch = rx.scratch[:0]
 	if cap(rx.scratch) > rxKeepCap {
 		rx.scratch = nil
+	}
+	if cap(rx.out) > rxKeepCap {
+		rx.out = nil
 	}
 	if cap(rx.names) > rxKeepCap/16 {
 		rx.names = nil
@@ -178,7 +202,7 @@ func (cn *conn) decodeAll() {
 		if cn.gc.InboundBuffered() == 0 {
 			return
 		}
-		cn.rx = cn.srv.getRx()
+		cn.borrowRx()
 	}
 	for !cn.blocked() && cn.rx != nil {
 		avail := cn.gc.InboundBuffered()

@@ -106,3 +106,15 @@ func TestOpenConnAllocations(t *testing.T) {
 func TestConnSize(t *testing.T) {
 	assert.LessOrEqual(t, unsafe.Sizeof(conn{}), uintptr(128))
 }
+
+// Between commands a connection's reply buffer goes back with its connRx:
+// an idle connection keeps none, whatever size its replies had.
+func TestIdleConnKeepsNoReplyBuffer(t *testing.T) {
+	s := startServer(t)
+	cn, mt := memConn(t, s)
+	mt.in = []byte("list-tube-used\r\nstats\r\n")
+	require.Equal(t, gnet.None, cn.serve())
+	assert.Contains(t, string(mt.out), "USING default\r\nOK ")
+	assert.Nil(t, cn.rx)
+	assert.Nil(t, cn.out)
+}
