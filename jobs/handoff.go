@@ -84,7 +84,8 @@ func (q *Queue) reserveFor(s *Session, j *job, now int64, st int, waiter bool) b
 		s.w.outcome, s.w.outcomeErr = j.data(), nil
 	}
 	if q.replicated {
-		s.lastSeq.Store(q.logReserved(j))
+		// A waiter has s.w; otherwise the caller is the owner.
+		s.wait().lastSeq.Store(q.logReserved(j))
 	}
 	s.mu.Unlock()
 	j.tube.reserved++

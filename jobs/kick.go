@@ -21,7 +21,7 @@ func (s *Session) Kick(n uint32) (kicked int, seq uint64, err error) {
 		if j == nil {
 			break
 		}
-		last, e := q.kick(t, j, now, s.stripe, &w)
+		last, e := q.kick(t, j, now, s.stripe(), &w)
 		if e != nil {
 			if kicked == 0 {
 				err = e
@@ -47,7 +47,7 @@ func (s *Session) KickJob(id uint64) (uint64, error) {
 		t.mu.Unlock()
 		return 0, ErrNotFound
 	}
-	seq, err := q.kick(t, j, q.clock.Now(), s.stripe, &w)
+	seq, err := q.kick(t, j, q.clock.Now(), s.stripe(), &w)
 	t.mu.Unlock()
 	q.finish(&w)
 	return seq, err

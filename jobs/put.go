@@ -46,13 +46,13 @@ func (s *Session) Put(r PutRequest) (id, seq uint64, err error) {
 	}
 	t.refs.Add(1)
 	q.jobs.put(j)
-	q.stats.add(s.stripe, cHeldBytes, j.held())
+	q.stats.add(s.stripe(), cHeldBytes, j.held())
 	t.totalJobs++
-	q.stats.add(s.stripe, cTotalJobs, 1)
+	q.stats.add(s.stripe(), cTotalJobs, 1)
 	if r.Delay > 0 {
-		q.delay(t, j, s.stripe)
+		q.delay(t, j, s.stripe())
 	} else {
-		q.makeReady(t, j, now, s.stripe, &w)
+		q.makeReady(t, j, now, s.stripe(), &w)
 	}
 	t.mu.Unlock()
 	q.finish(&w)
@@ -103,15 +103,15 @@ func (s *Session) Delete(id uint64) (uint64, error) {
 	}
 	switch j.state {
 	case Reserved:
-		q.unreserve(t, j, s.stripe)
+		q.unreserve(t, j, s.stripe())
 	case Ready:
 		t.ready.remove(j)
-		q.unready(t, j, s.stripe)
+		q.unready(t, j, s.stripe())
 	default:
-		q.unpark(t, j, s.stripe)
+		q.unpark(t, j, s.stripe())
 	}
 	j.state = 0
-	q.stats.add(s.stripe, cHeldBytes, -j.held())
+	q.stats.add(s.stripe(), cHeldBytes, -j.held())
 	t.deletes++
 	q.jobs.del(id)
 	recycle(j)
@@ -140,16 +140,16 @@ func (s *Session) Release(id uint64, pri uint32, delay time.Duration) (uint64, e
 		t.mu.Unlock()
 		return 0, err
 	}
-	q.unreserve(t, j, s.stripe)
+	q.unreserve(t, j, s.stripe())
 	x := j.ext
 	j.pri, x.delay = pri, int64(delay)
 	x.releases++
 	var w wakeups
 	if delay > 0 {
 		j.state, x.deadline = Delayed, rec.Deadline
-		q.delay(t, j, s.stripe)
+		q.delay(t, j, s.stripe())
 	} else {
-		q.makeReady(t, j, now, s.stripe, &w)
+		q.makeReady(t, j, now, s.stripe(), &w)
 	}
 	t.mu.Unlock()
 	q.finish(&w)
@@ -171,12 +171,12 @@ func (s *Session) Bury(id uint64, pri uint32) (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
-	q.unreserve(t, j, s.stripe)
+	q.unreserve(t, j, s.stripe())
 	j.pri = pri
 	j.ext.buries++
 	j.state = Buried
 	t.buried.pushBack(j)
-	q.stats.add(s.stripe, cBuried, 1)
+	q.stats.add(s.stripe(), cBuried, 1)
 	return seq, nil
 }
 
@@ -188,7 +188,7 @@ func (s *Session) Touch(id uint64) error {
 	}
 	j.ext.deadline = s.q.clock.Now() + j.ttr
 	if s.q.replicated {
-		s.lastSeq.Store(s.q.logReserved(j))
+		s.wait().lastSeq.Store(s.q.logReserved(j))
 	}
 	s.q.timers.scheduleJob(j, j.ext.deadline+1)
 	t.mu.Unlock()

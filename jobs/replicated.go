@@ -55,7 +55,12 @@ func (q *Queue) RestorePause(name string, pause time.Duration, unpauseAt int64) 
 // reservation handed to a waiting session is logged by whoever handed it
 // over, so this is how the edge learns what to wait for. Safe to call from
 // the session's owner at any time.
-func (s *Session) LastSeq() uint64 { return s.lastSeq.Load() }
+func (s *Session) LastSeq() uint64 {
+	if w := s.w; w != nil {
+		return w.lastSeq.Load()
+	}
+	return 0
+}
 
 // logReserved logs that j is now reserved until j.deadline and returns the
 // record's sequence number; a refused record yields MaxUint64, a number that

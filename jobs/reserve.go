@@ -42,8 +42,8 @@ func (s *Session) Reserve(timeout time.Duration) (JobData, error) {
 		err = ErrDeadlineSoon
 	case best != nil:
 		j := best.ready.pop()
-		q.unready(best, j, s.stripe)
-		q.reserveFor(s, j, now, s.stripe, false)
+		q.unready(best, j, s.stripe())
+		q.reserveFor(s, j, now, s.stripe(), false)
 		d = j.data()
 	case soon: // the only ready jobs sit in paused tubes
 		err = ErrDeadlineSoon
@@ -94,7 +94,7 @@ func (s *Session) ReserveJob(id uint64) (JobData, uint64, error) {
 	switch j.state {
 	case Ready:
 		t.ready.remove(j)
-		q.unready(t, j, s.stripe)
+		q.unready(t, j, s.stripe())
 	case Delayed, Buried:
 		// Log it as ready, so that a restart does not bring it back buried
 		// or delayed while a worker has it.
@@ -104,11 +104,11 @@ func (s *Session) ReserveJob(id uint64) (JobData, uint64, error) {
 		if seq, err = q.append(rec); err != nil {
 			return JobData{}, 0, err
 		}
-		q.unpark(t, j, s.stripe)
+		q.unpark(t, j, s.stripe())
 	default:
 		return JobData{}, 0, ErrNotFound
 	}
-	q.reserveFor(s, j, q.clock.Now(), s.stripe, false)
+	q.reserveFor(s, j, q.clock.Now(), s.stripe(), false)
 	s.setWorker() // only a successful reserve-job makes a worker
 	return j.data(), seq, nil
 }
@@ -141,19 +141,14 @@ func (s *Session) soonest() (int64, bool) {
 // Every watched tube lock is held.
 func (s *Session) startWait(now int64, timeout time.Duration) {
 	q := s.q
-	w := s.w
-	if w == nil {
-		w = &waitState{}
-		w.timer.Owner = s
-		s.w = w
-	}
+	w := s.wait()
 	w.tubes = append(w.tubes[:0], s.watchSorted()...)
 	for _, t := range w.tubes {
 		t.waiters.add(s)
 	}
 	w.waits++
 	s.wstate.Store(w.waits<<waitShift | waiting)
-	q.stats.add(s.stripe, cWaiting, 1)
+	q.stats.add(s.stripe(), cWaiting, 1)
 	when := int64(math.MaxInt64)
 	if timeout > 0 {
 		when = now + int64(timeout)
@@ -226,7 +221,7 @@ func (s *Session) deliver() {
 func (s *Session) CancelWait() (JobData, error) {
 	q := s.q
 	if s.claim(claimed) {
-		q.stats.add(s.stripe, cWaiting, -1)
+		q.stats.add(s.stripe(), cWaiting, -1)
 		s.unregisterWait(nil)
 		q.timers.cancelSession(s)
 		w := s.w

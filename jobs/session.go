@@ -50,23 +50,23 @@ type Session struct {
 	// taken in; nil while the list has one tube (watch is then sorted).
 	sorted *[]*tube
 
-	// w is the wait state, nil until the first Reserve that waits. The
-	// owner sets it before the session is published as waiting (wstate,
-	// under the watched tube locks), so whoever wins a wait sees it.
-	w       *waitState
-	wstate  atomic.Uint64 // waits<<waitShift | state
-	lastSeq atomic.Uint64 // replicated mode: see LastSeq
+	// w is the wait state, nil until the first Reserve that waits (or,
+	// in replicated mode, the first reservation). Only the owner sets it,
+	// and before the session is published as waiting (wstate, under the
+	// watched tube locks), so whoever wins a wait sees it.
+	w      *waitState
+	wstate atomic.Uint64 // waits<<waitShift | state
 
 	mu       sync.Mutex
 	reserved jobList // jobs reserved by this session
-	stripe   int
-	producer bool // owner only
-	worker   bool // owner only
-	isClosed bool // mu
+	producer bool    // owner only
+	worker   bool    // owner only
+	isClosed bool    // mu
 }
 
-// waitState is what a Session needs only once it has waited in Reserve; it
-// is kept for the session's life once allocated.
+// waitState is what a Session needs only once it has waited in Reserve
+// (or, in replicated mode, reserved a job: lastSeq); it is kept for the
+// session's life once allocated.
 type waitState struct {
 	// waits counts the waits started (owner only). tubes is written by
 	// the owner before the session is published as waiting, and read by
@@ -85,7 +85,22 @@ type waitState struct {
 	// than its timeout. The jobs of a waiting session cannot be touched,
 	// so the margin, once armed, only ever comes true.
 	soon bool
+
+	lastSeq atomic.Uint64 // replicated mode: see LastSeq
 }
+
+// wait returns the session's wait state, allocating it if needed. Owner
+// only: the session is not waiting, so no other goroutine looks at s.w.
+func (s *Session) wait() *waitState {
+	if s.w == nil {
+		s.w = &waitState{}
+		s.w.timer.Owner = s
+	}
+	return s.w
+}
+
+// stripe is the session's counter stripe.
+func (s *Session) stripe() int { return int(s.id % stripes) }
 
 // Waker is told that a session's pending Reserve has an outcome ready for
 // TakeOutcome. Wake is called from another goroutine, with no queue lock
@@ -113,7 +128,6 @@ func (q *Queue) NewSession(wake func()) *Session {
 // the allocation of a closure or method value.
 func (q *Queue) NewSessionWaker(wake Waker) *Session {
 	s := &Session{q: q, id: q.sessions.Add(1), wake: wake}
-	s.stripe = int(s.id % stripes)
 	// "default" is never dropped (the queue holds a reference), so its
 	// references are taken without a registry lookup.
 	s.use = q.defTube
@@ -123,8 +137,8 @@ func (q *Queue) NewSessionWaker(wake Waker) *Session {
 	s.use.using++
 	s.use.watching++
 	s.use.mu.Unlock()
-	q.stats.add(s.stripe, cConnections, 1)
-	q.stats.add(s.stripe, cTotalConnections, 1)
+	q.stats.add(s.stripe(), cConnections, 1)
+	q.stats.add(s.stripe(), cTotalConnections, 1)
 	return s
 }
 
@@ -138,20 +152,20 @@ func (s *Session) watchSorted() []*tube {
 
 // Count adds one to command counter c, 0 <= c < MaxCommands (the protocol
 // edge counts each command once it parses; the numbering is its own).
-func (s *Session) Count(c int) { s.q.stats.add(s.stripe, counter(c), 1) }
+func (s *Session) Count(c int) { s.q.stats.add(s.stripe(), counter(c), 1) }
 
 // SetProducer marks the session as a producer (it sent a put).
 func (s *Session) SetProducer() {
 	if !s.producer {
 		s.producer = true
-		s.q.stats.add(s.stripe, cProducers, 1)
+		s.q.stats.add(s.stripe(), cProducers, 1)
 	}
 }
 
 func (s *Session) setWorker() {
 	if !s.worker {
 		s.worker = true
-		s.q.stats.add(s.stripe, cWorkers, 1)
+		s.q.stats.add(s.stripe(), cWorkers, 1)
 	}
 }
 
@@ -295,7 +309,7 @@ func (s *Session) Close() {
 	s.isClosed = true
 	s.mu.Unlock()
 	if s.claim(closed) {
-		q.stats.add(s.stripe, cWaiting, -1)
+		q.stats.add(s.stripe(), cWaiting, -1)
 		s.unregisterWait(nil)
 		q.timers.cancelSession(s)
 	}
@@ -315,12 +329,12 @@ func (s *Session) Close() {
 	s.watch, s.sorted = nil, nil
 	addUsing(s.use, -1)
 	q.releaseTube(s.use)
-	q.stats.add(s.stripe, cConnections, -1)
+	q.stats.add(s.stripe(), cConnections, -1)
 	if s.producer {
-		q.stats.add(s.stripe, cProducers, -1)
+		q.stats.add(s.stripe(), cProducers, -1)
 	}
 	if s.worker {
-		q.stats.add(s.stripe, cWorkers, -1)
+		q.stats.add(s.stripe(), cWorkers, -1)
 	}
 }
 
@@ -345,8 +359,8 @@ func (s *Session) releaseAll() {
 			if q.replicated {
 				q.logRequeued(j, false)
 			}
-			q.unreserve(t, j, s.stripe)
-			q.makeReady(t, j, q.clock.Now(), s.stripe, &w)
+			q.unreserve(t, j, s.stripe())
+			q.makeReady(t, j, q.clock.Now(), s.stripe(), &w)
 		}
 		t.mu.Unlock()
 		q.finish(&w)

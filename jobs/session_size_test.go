@@ -11,10 +11,10 @@ import (
 
 // A server holds a Session per connection, most of them idle (issue 12's
 // memory per idle connection): a fresh session is one allocation of at most
-// 144 bytes. What only a waiting reserve needs comes with the first wait,
+// 128 bytes. What only a waiting reserve needs comes with the first wait,
 // and the watch list is the queue's shared "default" list until it changes.
 func TestSessionSize(t *testing.T) {
-	assert.LessOrEqual(t, unsafe.Sizeof(Session{}), uintptr(144))
+	assert.LessOrEqual(t, unsafe.Sizeof(Session{}), uintptr(128))
 	if raceEnabledInternal {
 		t.Skip("the race detector allocates")
 	}
