@@ -1,9 +1,9 @@
 package jobs
 
 import (
+	"reflect"
 	"testing"
 	"time"
-	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -14,7 +14,7 @@ import (
 // 128 bytes. What only a waiting reserve needs comes with the first wait,
 // and the watch list is the queue's shared "default" list until it changes.
 func TestSessionSize(t *testing.T) {
-	assert.LessOrEqual(t, unsafe.Sizeof(Session{}), uintptr(128))
+	assert.LessOrEqual(t, reflect.TypeFor[Session]().Size(), uintptr(128))
 	if raceEnabledInternal {
 		t.Skip("the race detector allocates")
 	}
