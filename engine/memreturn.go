@@ -65,6 +65,7 @@ func giveBack() {
 type memReturn struct {
 	peak  int64     // the most held since the last return
 	since int64     // held at the last return
+	prev  int64     // held at the previous observation
 	last  time.Time // the last return
 }
 
@@ -72,14 +73,27 @@ type memReturn struct {
 // now: held fell below a quarter of a peak of at least memReturnMin, or
 // below a quarter of what was left at the last return if that was still a
 // few MiB (a drain still going on then gets a second return once it ends),
-// and the last return is memReturnGap old.
+// and the last return is memReturnGap old - and only once the drain has
+// settled (held moved by less than a 64th of the peak, or 1 MiB, since the
+// previous observation): a forced collection in the middle of a drain
+// would stall the workers draining, and return memory the next second
+// would have freed anyway.
 func (m *memReturn) observe(held int64, now time.Time) bool {
 	m.peak = max(m.peak, held)
+	settled := abs64(held-m.prev) <= max(m.peak/64, 1<<20)
+	m.prev = held
 	drained := m.peak >= memReturnMin && held <= m.peak/4
 	rest := m.since >= memReturnMin/8 && held <= m.since/4
-	if !(drained || rest) || now.Sub(m.last) < memReturnGap {
+	if !(drained || rest) || !settled || now.Sub(m.last) < memReturnGap {
 		return false
 	}
 	m.peak, m.since, m.last = held, held, now
 	return true
+}
+
+func abs64(v int64) int64 {
+	if v < 0 {
+		return -v
+	}
+	return v
 }

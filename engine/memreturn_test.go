@@ -30,6 +30,14 @@ func TestMemReturnDecides(t *testing.T) {
 	assert.False(t, m.observe(0, sec(60)), "nothing more to return")
 	assert.False(t, m.observe(5<<20, sec(70)))
 	assert.False(t, m.observe(0, sec(80)), "too little to be worth it")
+
+	// A drain in progress: held falls fast every second. No forced
+	// collection while the workers drain; one as soon as it settles.
+	var d memReturn
+	assert.False(t, d.observe(1<<30, sec(100)))
+	assert.False(t, d.observe(200<<20, sec(101)), "below a quarter, but still falling fast")
+	assert.False(t, d.observe(50<<20, sec(102)), "still falling")
+	assert.True(t, d.observe(49<<20, sec(103)), "settled below a quarter of the peak")
 }
 
 // memChildEnv makes the test binary run memDrainChild instead of the tests.
