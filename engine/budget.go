@@ -1,8 +1,6 @@
 package engine
 
 import (
-	"runtime"
-	"runtime/debug"
 	"sync/atomic"
 	"time"
 )
@@ -106,10 +104,7 @@ func (s *Server) releaseSoon() {
 
 func (s *Server) release() {
 	s.releaseWanted.Store(false)
-	// Two collections: gnet's buffer pools (sync.Pool) keep what they were
-	// given for one collection more.
-	runtime.GC()
-	debug.FreeOSMemory()
+	giveBack() // memreturn.go: gnet's buffer pools, like recycled jobs, need two collections
 	s.releases.Add(1)
 	s.after(releaseEvery, func() {
 		s.releasing.Store(false)

@@ -53,7 +53,8 @@ func watchMemory(jq *jobs.Queue, stop <-chan struct{}) {
 }
 
 // giveBack returns the freed heap to the operating system. Deleted jobs
-// wait in sync.Pools (package jobs recycles them), which a collection only
+// and the buffers of closed connections wait in sync.Pools (package jobs
+// recycles jobs; gnet pools buffers), which a collection only
 // moves to a victim cache: the second collection, FreeOSMemory's, frees
 // them, and only then are their pages returned.
 func giveBack() {
