@@ -1,9 +1,7 @@
 package engine
 
 import (
-	"fmt"
 	"net"
-	"os"
 	"runtime"
 	"sort"
 	"strings"
@@ -14,40 +12,47 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestMeasureIdleConnHeap (STALKD_MEASURE_IDLE_HEAP=1) prints the live heap
-// the server side holds per idle connection: 4,000 connections each answer
-// one list-tube-used and then sit idle. Allocations are attributed with
-// MemProfileRate=1: a record whose stack does not pass through this test's
-// dialing code is the server's.
-func TestMeasureIdleConnHeap(t *testing.T) {
-	if os.Getenv("STALKD_MEASURE_IDLE_HEAP") == "" {
-		t.Skip("set STALKD_MEASURE_IDLE_HEAP=1")
+// BenchmarkIdleConnHeap reports the live heap the server side holds per
+// idle connection (B/idle-conn): 4,000 connections each answer one
+// list-tube-used and then sit idle. Allocations are attributed with
+// MemProfileRate=1: a record whose stack does not pass through
+// measureIdleHeap's dialing is the server's. With -v it also logs the
+// allocation sites. Run: go test -run '^$' -bench IdleConnHeap -benchtime 1x -v ./engine
+func BenchmarkIdleConnHeap(b *testing.B) {
+	var perConn float64
+	for b.Loop() {
+		perConn = measureIdleHeap(b)
 	}
+	b.ReportMetric(perConn, "B/idle-conn")
+}
+
+func measureIdleHeap(b *testing.B) float64 {
+	old := runtime.MemProfileRate
 	runtime.MemProfileRate = 1
+	defer func() { runtime.MemProfileRate = old }()
 	const n = 4000
-	s := startServer(t, func(c *Config) { c.Logger = zerolog.Nop() })
-	addr := addrOf(t, s)
+	s := startServer(b, func(c *Config) { c.Logger = zerolog.Nop() })
+	addr := addrOf(b, s)
 	before := profile()
-	var ms0, ms1 runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&ms0)
 	conns := make([]net.Conn, 0, n)
+	defer func() {
+		for _, c := range conns {
+			_ = c.Close()
+		}
+	}()
 	buf := make([]byte, 64)
 	for i := 0; i < n; i++ {
 		c, err := net.Dial("tcp", addr)
-		require.NoError(t, err)
+		require.NoError(b, err)
+		conns = append(conns, c)
 		_, err = c.Write([]byte("list-tube-used\r\n"))
-		require.NoError(t, err)
+		require.NoError(b, err)
 		_ = c.SetReadDeadline(time.Now().Add(ioTimeout))
 		k, err := c.Read(buf)
-		require.NoError(t, err)
-		require.Equal(t, "USING default\r\n", string(buf[:k]))
-		conns = append(conns, c)
+		require.NoError(b, err)
+		require.Equal(b, "USING default\r\n", string(buf[:k]))
 	}
-	time.Sleep(200 * time.Millisecond)
-	runtime.GC()
-	runtime.GC()
-	runtime.ReadMemStats(&ms1)
+	time.Sleep(200 * time.Millisecond) // let the loops finish their last callbacks
 	after := profile()
 	total := int64(0)
 	type row struct {
@@ -57,7 +62,7 @@ func TestMeasureIdleConnHeap(t *testing.T) {
 	var rows []row
 	for k, v := range after {
 		d := v - before[k]
-		if d <= 0 || strings.Contains(k, "TestMeasureIdleConnHeap") {
+		if d <= 0 || strings.Contains(k, "measureIdleHeap") {
 			continue
 		}
 		total += d
@@ -65,17 +70,12 @@ func TestMeasureIdleConnHeap(t *testing.T) {
 	}
 	sort.Slice(rows, func(i, j int) bool { return rows[i].b > rows[j].b })
 	for _, r := range rows {
-		if r.b*10 < n { // under 0.1 B per connection
-			continue
+		if r.b*10 >= n { // at least 0.1 B per connection
+			b.Logf("%8.1f B/conn  %s", float64(r.b)/n, r.k)
 		}
-		fmt.Printf("%8.1f B/conn  %s\n", float64(r.b)/n, r.k)
 	}
-	fmt.Printf("server live heap per idle conn: %.1f B (HeapAlloc delta incl. client side: %.1f B)\n",
-		float64(total)/n, float64(int64(ms1.HeapAlloc)-int64(ms0.HeapAlloc))/n)
 	runtime.KeepAlive(conns)
-	for _, c := range conns {
-		_ = c.Close()
-	}
+	return float64(total) / n
 }
 
 // profile sums the in-use bytes of the heap profile by allocation site (the
@@ -106,8 +106,8 @@ func profile() map[string]int64 {
 			if len(parts) < 4 && !strings.HasPrefix(name, "runtime.") {
 				parts = append(parts, name)
 			}
-			if strings.Contains(f.Function, "TestMeasureIdleConnHeap") {
-				parts = append(parts, "TestMeasureIdleConnHeap")
+			if strings.Contains(f.Function, "measureIdleHeap") {
+				parts = append(parts, "measureIdleHeap")
 			}
 			if !more {
 				break
