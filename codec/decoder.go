@@ -206,6 +206,45 @@ func (d *Decoder) DropBody() {
 	d.state, d.quiet = stateSkipBody, true
 }
 
+// BodyLeft is how many bytes of the pending put body (its CRLF included) have not arrived
+// yet: 0 unless InBody.
+func (d *Decoder) BodyLeft() int {
+	if d.state != stateBody {
+		return 0
+	}
+	return d.want - d.filled
+}
+
+// BodyRoom returns where the next bytes of the pending put body go: the unfilled part of its
+// buffer, with room for at least one and at most max further bytes (the buffer grows as it
+// does for Decode). It returns nil unless InBody. A caller that reads the body from its source
+// straight into this buffer (skipping a copy through its own input buffer) must have consumed
+// everything it passed to Decode first, and reports the bytes it wrote with Absorb before any
+// other call.
+func (d *Decoder) BodyRoom(max int) []byte {
+	if d.state != stateBody || max <= 0 {
+		return nil
+	}
+	d.growBody(max)
+	return d.body[d.filled:min(len(d.body), d.filled+max)]
+}
+
+// Absorb takes n bytes written at the start of BodyRoom's buffer as received. Once the body is
+// complete it returns the put, exactly as Decode would have (ok); until then ok is false.
+func (d *Decoder) Absorb(n int) (cmd Command, ok bool) {
+	if d.state != stateBody || n <= 0 {
+		return Command{}, false
+	}
+	if d.filled+n > len(d.body) {
+		panic("codec: Absorb past the room BodyRoom gave")
+	}
+	d.filled += n
+	if d.filled < d.want {
+		return Command{}, false
+	}
+	return d.finishBody(), true
+}
+
 // InBody reports whether a put line was accepted and its body is not complete yet (possibly
 // with no body byte received so far). The reference has already spent the job's id then, so a
 // server uses this for accounting when the connection closes mid-body. A too-big body being

@@ -173,6 +173,9 @@ func (cn *conn) step() gnet.Action {
 		}
 		return cn.flush()
 	}
+	if cn.closed {
+		return gnet.None // delivering the outcome failed to write and closed the connection
+	}
 	if !cn.quitting {
 		cn.decodeAll()
 		if (cn.waiting || cn.stall) && cn.tooMuchInbound() {
@@ -207,6 +210,7 @@ func (cn *conn) decodeAll() {
 	for !cn.blocked() && cn.rx != nil {
 		avail := cn.gc.InboundBuffered()
 		if avail == 0 {
+			cn.pullBody()
 			return
 		}
 		in, err := cn.gc.Peek(min(avail, peekWindow))
@@ -218,6 +222,9 @@ func (cn *conn) decodeAll() {
 			_, _ = cn.gc.Discard(off)
 		}
 		if needInput && len(in) == avail {
+			if off == avail {
+				cn.pullBody() // all input consumed, and a body may be due
+			}
 			return
 		}
 	}

@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"github.com/panjf2000/gnet/v2"
+
 	"github.com/stalkd/stalkd/codec"
 	"github.com/stalkd/stalkd/jobs"
 )
@@ -14,6 +16,9 @@ func (cn *conn) reserved(d jobs.JobData, seq uint64, err error) {
 		cn.fail(err)
 		return
 	}
+	if cn.sendJob(codec.AppendReservedHeader, d.ID, d.Wire(), seq) {
+		return
+	}
 	mark := len(cn.out)
 	cn.out = codec.AppendReserved(cn.out, d.ID, d.Wire())
 	cn.done(mark, seq, codec.InternalError)
@@ -25,9 +30,47 @@ func (cn *conn) found(d jobs.JobData, err error) {
 		cn.fail(err)
 		return
 	}
+	if cn.sendJob(codec.AppendFoundHeader, d.ID, d.Wire(), 0) {
+		return
+	}
 	mark := len(cn.out)
 	cn.out = codec.AppendFound(cn.out, d.ID, d.Wire())
 	cn.done(mark, 0, "")
+}
+
+// bigReply is the body size from which a reply that carries a job body is
+// written straight from the job's buffer (sendJob) instead of out.
+const bigReply = 16 << 10
+
+// sendJob writes a reply carrying a large job body - the header, then the
+// body straight from the job's buffer - after the replies already in out,
+// in one writev, and reports whether it did. The kernel copies the body
+// once, and gnet copies only what the socket cannot take now; appending it
+// to out cost a copy more, and a large reply buffer allocated and faulted
+// in for every batch. A job's body is never modified once queued (Put's
+// contract), so the view stays valid whatever happens to the job later.
+//
+// It applies only where the reply would be written, unchanged, at the end
+// of this callback anyway: a plain gnet connection, inside serve, nothing
+// held back and no journal commit to wait for. Otherwise the caller
+// appends as usual. A failed write closes the connection inline, as
+// flush's does; the callers check cn.closed (or lose cn.rx) afterwards.
+func (cn *conn) sendJob(header func([]byte, uint64, int) []byte, id uint64, wire []byte, seq uint64) bool {
+	if len(wire) < bigReply || seq != 0 || !cn.held.empty() || !cn.inServe || cn.closed {
+		return false
+	}
+	gc, plain := cn.gc.(gnet.Conn)
+	if !plain {
+		return false
+	}
+	mark := len(cn.out)
+	cn.out = header(cn.out, id, len(wire)-2)
+	if cn.srv.verbose >= 2 {
+		cn.traceReply(cn.out[mark:], 0)
+	}
+	_, _ = gc.Writev([][]byte{cn.out, wire})
+	cn.out = cn.out[:0]
+	return true
 }
 
 // watching answers watch and ignore.

@@ -1,0 +1,55 @@
+package engine
+
+import (
+	"github.com/panjf2000/gnet/v2"
+	"golang.org/x/sys/unix"
+)
+
+// Large put bodies skip gnet's read buffer. gnet reads the socket into its
+// loop's 64 KiB buffer and the decoder copies a body from there into the
+// job's own buffer; for a large body that copy (through fresh, faulting
+// pages) was most of a put's cost. Once everything gnet read is consumed
+// and a body of at least directBodyMin bytes is still due, the connection
+// reads the socket itself, straight into the body: one copy, by the
+// kernel, as the reference does.
+//
+// This is safe only on gnet's plain connections: their epoll registration
+// is level-triggered, so bytes left in the socket (or an end of stream this
+// read saw) are reported to gnet again on the next poll, and gnet's own read
+// then closes the connection as it would have. A TLS connection's bytes must
+// pass through its record layer, so it never reads directly.
+const directBodyMin = 4 << 10
+
+// pullBody reads the rest of a pending put body from the socket, while it
+// is large and the socket has bytes, and executes the put once its body is
+// complete. Call it only when the transport has no buffered input left.
+func (cn *conn) pullBody() {
+	rx := cn.rx
+	left := rx.dec.BodyLeft()
+	if left < directBodyMin {
+		return
+	}
+	if _, plain := cn.gc.(gnet.Conn); !plain {
+		return
+	}
+	for left > 0 {
+		room := rx.dec.BodyRoom(left)
+		n, err := unix.Read(int(cn.fd), room)
+		if n <= 0 || err != nil {
+			return // nothing yet (EAGAIN), or an end gnet's read will see too
+		}
+		left -= n
+		cmd, ok := rx.dec.Absorb(n)
+		if ok {
+			rx.cmd = cmd
+			cn.exec(&rx.cmd)
+			if cn.rx == rx {
+				rx.cmd.Name, rx.cmd.Token, rx.cmd.Body = nil, nil, nil
+			}
+			return
+		}
+		if n < len(room) {
+			return // the socket is most likely empty: let the poller say when it is not
+		}
+	}
+}
