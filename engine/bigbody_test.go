@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -113,4 +114,23 @@ func insertedID(t *testing.T, r enginetest.Reply) uint64 {
 	_, err := fmt.Sscanf(r.Head, "INSERTED %d", &id)
 	require.NoError(t, err, "reply %q", r.Head)
 	return id
+}
+
+func TestHugeAnnouncedBodyHoldsOnlyWhatArrived(t *testing.T) {
+	s := startServer(t, func(c *Config) { c.EventLoops, c.MaxJobSize = 1, 1<<30 })
+	rc := dial(t, s)
+	var before runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	// 512 MiB announced, 2 MiB sent, in pieces the server reads directly.
+	rc.Send("put 0 0 60 536870912\r\n")
+	piece := strings.Repeat("y", 64<<10)
+	for range 32 {
+		rc.Send(piece)
+		require.NoError(t, enginetest.Settle(rc.NetConn(), os.Getpid()))
+	}
+	var after runtime.MemStats
+	runtime.ReadMemStats(&after)
+	grew := int64(after.HeapAlloc) - int64(before.HeapAlloc)
+	assert.Less(t, grew, int64(64<<20), "the heap grew by %d bytes for 2 MiB received", grew)
 }

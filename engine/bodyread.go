@@ -33,7 +33,10 @@ func (cn *conn) pullBody() {
 		return
 	}
 	for left > 0 {
-		room := rx.dec.BodyRoom(left)
+		// At most a peek window per read: the body's buffer grows as
+		// bytes arrive, so a client announcing a huge body and sending
+		// little holds little (the decoder's eagerBody rule).
+		room := rx.dec.BodyRoom(min(left, peekWindow))
 		n, err := unix.Read(int(cn.fd), room)
 		if n <= 0 || err != nil {
 			return // nothing yet (EAGAIN), or an end gnet's read will see too
