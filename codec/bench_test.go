@@ -64,7 +64,6 @@ func BenchmarkDecodePut(b *testing.B) {
 func BenchmarkEncode(b *testing.B) {
 	dst := make([]byte, 0, 4096)
 	body := bytes.Repeat([]byte("x"), 100)
-	body = append(body, "\r\n"...)
 	b.ReportAllocs()
 	for b.Loop() {
 		out := dst[:0]

@@ -79,11 +79,69 @@ func TestBodyRoomOutsideABody(t *testing.T) {
 	assert.Equal(t, 4, d.BodyLeft()) // "cd" and CRLF
 	assert.Nil(t, d.BodyRoom(0))
 	room := d.BodyRoom(100)
-	require.Len(t, room, 4)
-	assert.Panics(t, func() { d.Absorb(5) })
-	copy(room, "cd\r\n")
-	cmd, ok := d.Absorb(4)
+	require.Len(t, room, 2, "the data's room only")
+	assert.Panics(t, func() { d.Absorb(3) })
+	copy(room, "cd")
+	_, ok = d.Absorb(2)
+	require.False(t, ok, "the CRLF is still due")
+	assert.Equal(t, 2, d.BodyLeft())
+	room = d.BodyRoom(100)
+	require.Len(t, room, 2, "the CRLF's room")
+	assert.Panics(t, func() { d.Absorb(3) })
+	room[0] = '\r'
+	_, ok = d.Absorb(1)
+	require.False(t, ok)
+	assert.Equal(t, 1, d.BodyLeft())
+	room = d.BodyRoom(100)
+	require.Len(t, room, 1)
+	room[0] = '\n'
+	cmd, ok := d.Absorb(1)
 	require.True(t, ok)
-	assert.Equal(t, "abcd\r\n", string(cmd.Body))
+	assert.NoError(t, cmd.Err)
+	assert.Equal(t, "abcd", string(cmd.Body))
+	assert.Equal(t, 4, cap(cmd.Body))
 	assert.True(t, d.Idle())
+}
+
+// The CRLF after a body may arrive split between BodyRoom and Decode, in
+// any way; a wrong byte in it is EXPECTED_CRLF, and the next line starts
+// right after the two bytes either way.
+func TestBodyCRLFSplitAnyWay(t *testing.T) {
+	for _, trailer := range []string{"\r\n", "\rX", "X\n", "\n\r", "XY"} {
+		for direct := 0; direct <= 2; direct++ { // CRLF bytes through BodyRoom, the rest through Decode
+			d := NewDecoder(100)
+			in := []byte("put 0 0 1 3\r\n")
+			_, n, ok := d.Decode(in)
+			require.True(t, ok)
+			require.Equal(t, len(in), n)
+			copy(d.BodyRoom(3), "abc")
+			_, ok = d.Absorb(3)
+			require.False(t, ok)
+			var cmd Command
+			for i := 0; i < direct; i++ {
+				room := d.BodyRoom(1)
+				require.Len(t, room, 1)
+				room[0] = trailer[i]
+				cmd, ok = d.Absorb(1)
+				require.Equal(t, i == 1, ok)
+			}
+			if direct < 2 {
+				rest := trailer[direct:] + "stats\r\n"
+				cmd, n, ok = d.Decode([]byte(rest))
+				require.True(t, ok)
+				require.Equal(t, 2-direct, n)
+			}
+			require.Equal(t, OpPut, cmd.Op)
+			if trailer == "\r\n" {
+				require.NoError(t, cmd.Err)
+				require.Equal(t, "abc", string(cmd.Body))
+			} else {
+				require.Equal(t, ErrExpectedCRLF, cmd.Err, "%q", trailer)
+				require.Nil(t, cmd.Body)
+			}
+			next, _, ok := d.Decode([]byte("stats\r\n"))
+			require.True(t, ok)
+			require.Equal(t, OpStats, next.Op, "no resync: the line after the two bytes")
+		}
+	}
 }

@@ -52,8 +52,8 @@ type Command struct {
 	// Token (auth) is the credential, a VIEW into the input like Name. Never log it.
 	Token []byte
 
-	// Body (OpPut) is the job data followed by "\r\n" (len Size+2), freshly allocated by the
-	// decoder and owned by the caller from then on; the decoder keeps no reference to it. This
-	// is the one copy a job body gets.
+	// Body (OpPut) is the job data (len Size, capacity Size: its CRLF was checked, not kept),
+	// freshly allocated by the decoder and owned by the caller from then on; the decoder keeps
+	// no reference to it. This is the one copy a job body gets.
 	Body []byte
 }

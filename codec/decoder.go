@@ -15,7 +15,7 @@ const (
 // Decoder decodes one connection's byte stream into Commands. It is incremental and
 // resumable: feed it whatever bytes have arrived, in any pieces, and it yields the same
 // commands. It never retains the input slice; the only bytes it holds are a pending put body,
-// copied in as it arrives.
+// copied in as it arrives (the job data only: its CRLF is checked as it arrives, not kept).
 //
 // A Decoder is not safe for concurrent use: one connection, one goroutine (or event loop).
 type Decoder struct {
@@ -24,9 +24,11 @@ type Decoder struct {
 	skip   uint64  // stateSkipBody: bytes still to swallow
 	cr     bool    // stateSkipLine: the last byte discarded was '\r'
 	quiet  bool    // stateSkipBody: end without a JOB_TOO_BIG event (DropBody)
-	body   []byte  // stateBody: the pending body buffer; grows to len Size+2 (see growBody)
-	filled int     // stateBody: bytes of body received so far
-	want   int     // stateBody: Size+2
+	body   []byte  // stateBody: the pending job data; grows to len Size exactly (see growBody)
+	filled int     // stateBody: bytes of data received so far
+	want   int     // stateBody: Size
+	tail   int     // stateBody: bytes of the CRLF after the data received so far (0-2)
+	trail  [2]byte // stateBody: those bytes, checked once both are in (finishBody)
 	put    Command // stateBody: the put header fields, repeated on the OpPut event
 }
 
@@ -59,11 +61,19 @@ func (d *Decoder) Decode(in []byte) (cmd Command, n int, ok bool) {
 		rest := in[n:]
 		switch d.state {
 		case stateBody:
-			d.growBody(len(rest))
-			k := copy(d.body[d.filled:], rest)
-			d.filled += k
-			n += k
+			k := 0
 			if d.filled < d.want {
+				d.growBody(len(rest))
+				k = copy(d.body[d.filled:], rest)
+				d.filled += k
+			}
+			if d.filled == d.want {
+				t := copy(d.trail[d.tail:], rest[k:])
+				d.tail += t
+				k += t
+			}
+			n += k
+			if d.tail < len(d.trail) {
 				return Command{}, n, false
 			}
 			return d.finishBody(), n, true
@@ -150,9 +160,9 @@ func (d *Decoder) accept(c *Command) {
 		return
 	}
 	d.state = stateBody
-	d.want = int(c.Size) + 2
+	d.want = int(c.Size)
 	d.body = make([]byte, min(d.want, eagerBody))
-	d.filled = 0
+	d.filled, d.tail = 0, 0
 	d.put = Command{Pri: c.Pri, Delay: c.Delay, TTR: c.TTR, Size: c.Size}
 }
 
@@ -162,9 +172,10 @@ func (d *Decoder) accept(c *Command) {
 // 1 GiB put and sending nothing holds 1 MiB, not 1 GiB.
 const eagerBody = 1 << 20
 
-// growBody makes room for up to more further bytes of the pending body,
+// growBody makes room for up to more further bytes of the pending job data,
 // doubling (so a large body is copied less than twice in all) and never past
-// its final size, which it reaches exactly.
+// its final size, Size, which it reaches exactly: a 65535-byte body is one
+// 65535-byte allocation (64 KiB of pages), its CRLF kept nowhere.
 func (d *Decoder) growBody(more int) {
 	need := min(d.filled+more, d.want)
 	if need <= len(d.body) {
@@ -180,10 +191,10 @@ func (d *Decoder) growBody(more int) {
 func (d *Decoder) finishBody() Command {
 	c := d.put
 	c.Op = OpPut
-	body := d.body
-	d.body, d.filled, d.want, d.state = nil, 0, 0, stateLine
-	if k := len(body); body[k-2] != '\r' || body[k-1] != '\n' {
-		c.Err = errExpectedCRLF // no resync: the next line starts right after the body
+	body, trail := d.body, d.trail
+	d.body, d.filled, d.want, d.tail, d.state = nil, 0, 0, 0, stateLine
+	if trail != [2]byte{'\r', '\n'} {
+		c.Err = errExpectedCRLF // no resync: the next line starts right after the two bytes
 		return c
 	}
 	c.Body = body
@@ -197,8 +208,8 @@ func (d *Decoder) finishBody() Command {
 func (d *Decoder) DropBody() {
 	switch d.state {
 	case stateBody:
-		d.skip = uint64(d.want - d.filled)
-		d.body, d.filled, d.want = nil, 0, 0
+		d.skip = uint64(d.BodyLeft())
+		d.body, d.filled, d.want, d.tail = nil, 0, 0, 0
 	case stateSkipBody:
 	default:
 		return
@@ -212,21 +223,26 @@ func (d *Decoder) BodyLeft() int {
 	if d.state != stateBody {
 		return 0
 	}
-	return d.want - d.filled
+	return d.want - d.filled + len(d.trail) - d.tail
 }
 
-// BodyRoom returns where the next bytes of the pending put body go: the unfilled part of its
-// buffer, with room for at least one and at most max further bytes (the buffer grows as it
-// does for Decode). It returns nil unless InBody. A caller that reads the body from its source
-// straight into this buffer (skipping a copy through its own input buffer) must have consumed
-// everything it passed to Decode first, and reports the bytes it wrote with Absorb before any
-// other call.
+// BodyRoom returns where the next bytes of the pending put body go, with room for at least one
+// and at most max further bytes: the unfilled part of the job data's buffer (which grows as it
+// does for Decode), never reaching past the data; once the data is complete, a small buffer
+// for what is still due of the CRLF after it. It returns nil unless InBody. A caller that
+// reads the body from its source straight into this buffer (skipping a copy through its own
+// input buffer) must have consumed everything it passed to Decode first, and reports the bytes
+// it wrote with Absorb before any other call. The room never spans data and CRLF, so a caller
+// reading the whole body this way asks for room again for the CRLF (or leaves it to Decode).
 func (d *Decoder) BodyRoom(max int) []byte {
 	if d.state != stateBody || max <= 0 {
 		return nil
 	}
-	d.growBody(max)
-	return d.body[d.filled:min(len(d.body), d.filled+max)]
+	if d.filled < d.want {
+		d.growBody(max)
+		return d.body[d.filled:min(len(d.body), d.filled+max)]
+	}
+	return d.trail[d.tail:min(len(d.trail), d.tail+max)]
 }
 
 // Absorb takes n bytes written at the start of BodyRoom's buffer as received. Once the body is
@@ -235,11 +251,18 @@ func (d *Decoder) Absorb(n int) (cmd Command, ok bool) {
 	if d.state != stateBody || n <= 0 {
 		return Command{}, false
 	}
-	if d.filled+n > len(d.body) {
+	if d.filled < d.want {
+		if d.filled+n > len(d.body) {
+			panic("codec: Absorb past the room BodyRoom gave")
+		}
+		d.filled += n
+		return Command{}, false // the CRLF is still due
+	}
+	if d.tail+n > len(d.trail) {
 		panic("codec: Absorb past the room BodyRoom gave")
 	}
-	d.filled += n
-	if d.filled < d.want {
+	d.tail += n
+	if d.tail < len(d.trail) {
 		return Command{}, false
 	}
 	return d.finishBody(), true

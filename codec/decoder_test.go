@@ -51,7 +51,7 @@ func tooBig(pri, delay, ttr, size uint32) Command {
 }
 
 func putBody(pri, delay, ttr uint32, data string) Command {
-	return Command{Op: OpPut, Pri: pri, Delay: delay, TTR: ttr, Size: uint32(len(data)), Body: []byte(data + "\r\n")}
+	return Command{Op: OpPut, Pri: pri, Delay: delay, TTR: ttr, Size: uint32(len(data)), Body: []byte(data)}
 }
 
 var jobTooBig = Command{Err: ErrJobTooBig}

@@ -48,8 +48,9 @@
 //
 // Views inside, copies at the edge. Command.Name is a view into the slice passed to Decode,
 // valid until the caller drops or overwrites those bytes (after gnet's Discard it is gone).
-// Command.Body is the only copy a job body gets: the decoder allocates it at the put line,
-// fills it as bytes arrive and hands it over; the caller owns it from then on. Decode never
+// Command.Body is the only copy a job body gets: the decoder allocates it at the put line (the
+// data alone, Size bytes: the CRLF after it is checked as it arrives, never stored), fills it
+// as bytes arrive and hands it over; the caller owns it from then on. Decode never
 // retains its input. Apart from that body buffer, decoding allocates nothing.
 //
 // # Compatibility

@@ -71,29 +71,32 @@ func appendJobHeader(dst []byte, word string, id uint64, size int) []byte {
 	return append(dst, crlf...)
 }
 
-// AppendReservedHeader appends "RESERVED <id> <size>\r\n"; size excludes the body's CRLF.
-// Use it when the body is written separately (e.g. a large body sent without copying).
+// AppendReservedHeader appends "RESERVED <id> <size>\r\n"; size is the body's length (its
+// CRLF excluded). Use it when the body and its CRLF are written separately (e.g. a large body
+// sent without copying).
 func AppendReservedHeader(dst []byte, id uint64, size int) []byte {
 	return appendJobHeader(dst, "RESERVED ", id, size)
 }
 
-// AppendReserved appends the whole reply to a reserve: the header with size len(wire)-2, then
-// wire, which is the job's data followed by "\r\n" (as Command.Body holds it).
-func AppendReserved(dst []byte, id uint64, wire []byte) []byte {
-	dst = AppendReservedHeader(dst, id, len(wire)-2)
-	return append(dst, wire...)
+// AppendReserved appends the whole reply to a reserve: the header, the job's data body and
+// "\r\n".
+func AppendReserved(dst []byte, id uint64, body []byte) []byte {
+	dst = AppendReservedHeader(dst, id, len(body))
+	dst = append(dst, body...)
+	return append(dst, crlf...)
 }
 
-// AppendFoundHeader appends "FOUND <id> <size>\r\n"; size excludes the body's CRLF.
+// AppendFoundHeader appends "FOUND <id> <size>\r\n"; size is the body's length (its CRLF
+// excluded).
 func AppendFoundHeader(dst []byte, id uint64, size int) []byte {
 	return appendJobHeader(dst, "FOUND ", id, size)
 }
 
-// AppendFound appends the whole reply to a peek: the header with size len(wire)-2, then wire
-// (data plus "\r\n").
-func AppendFound(dst []byte, id uint64, wire []byte) []byte {
-	dst = AppendFoundHeader(dst, id, len(wire)-2)
-	return append(dst, wire...)
+// AppendFound appends the whole reply to a peek: the header, the job's data body and "\r\n".
+func AppendFound(dst []byte, id uint64, body []byte) []byte {
+	dst = AppendFoundHeader(dst, id, len(body))
+	dst = append(dst, body...)
+	return append(dst, crlf...)
 }
 
 // AppendUsing appends "USING <name>\r\n", the reply to use and list-tube-used.

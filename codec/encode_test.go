@@ -17,10 +17,10 @@ func TestEncoders(t *testing.T) {
 		{"inserted max", AppendInserted(nil, math.MaxUint64), "INSERTED 18446744073709551615\r\n"},
 		{"buried id", AppendBuriedID(nil, 7), "BURIED 7\r\n"},
 		{"reserved header", AppendReservedHeader(nil, 3, 5), "RESERVED 3 5\r\n"},
-		{"reserved", AppendReserved(nil, 3, []byte("hello\r\n")), "RESERVED 3 5\r\nhello\r\n"},
-		{"reserved empty", AppendReserved(nil, 4, []byte("\r\n")), "RESERVED 4 0\r\n\r\n"},
+		{"reserved", AppendReserved(nil, 3, []byte("hello")), "RESERVED 3 5\r\nhello\r\n"},
+		{"reserved empty", AppendReserved(nil, 4, nil), "RESERVED 4 0\r\n\r\n"},
 		{"found header", AppendFoundHeader(nil, 9, 0), "FOUND 9 0\r\n"},
-		{"found", AppendFound(nil, 1, []byte("ab\r\n")), "FOUND 1 2\r\nab\r\n"},
+		{"found", AppendFound(nil, 1, []byte("ab")), "FOUND 1 2\r\nab\r\n"},
 		{"using", AppendUsing(nil, "default"), "USING default\r\n"},
 		{"watching", AppendWatching(nil, 2), "WATCHING 2\r\n"},
 		{"kicked n", AppendKickedN(nil, 0), "KICKED 0\r\n"},
@@ -54,7 +54,7 @@ func TestReplyWords(t *testing.T) {
 // Encoding a batch of replies into a buffer with room allocates nothing.
 func TestEncodeAllocs(t *testing.T) {
 	dst := make([]byte, 0, 4096)
-	body := []byte("hello\r\n")
+	body := []byte("hello")
 	items := []string{"default", "tube-1"}
 	allocs := testing.AllocsPerRun(100, func() {
 		b := dst[:0]

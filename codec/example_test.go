@@ -43,7 +43,7 @@ func handle(out []byte, cmd codec.Command) []byte {
 	case codec.OpPutHeader:
 		return out // wait for the body
 	case codec.OpPut:
-		job = cmd.Body // the body is ours now
+		job = cmd.Body // the body (the data, without its CRLF) is ours now
 		return codec.AppendInserted(out, 1)
 	case codec.OpReserve:
 		return codec.AppendReserved(out, 1, job)

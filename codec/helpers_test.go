@@ -56,7 +56,8 @@ func checked(t testing.TB, cmd Command) Command {
 	}
 	if cmd.Body != nil {
 		require.Equal(t, OpPut, cmd.Op)
-		require.Len(t, cmd.Body, int(cmd.Size)+2)
+		require.Len(t, cmd.Body, int(cmd.Size))
+		require.Equal(t, int(cmd.Size), cap(cmd.Body), "the data alone, exactly")
 	}
 	if cmd.Name != nil {
 		cmd.Name = append([]byte(nil), cmd.Name...)

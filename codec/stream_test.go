@@ -90,7 +90,7 @@ func TestDecodeLargeBody(t *testing.T) {
 	in := fmt.Appendf(nil, "put 1 2 3 %d\r\n", size)
 	in = append(in, data...)
 	in = append(in, "\r\nstats\r\n"...)
-	want := []Command{putHdr(1, 2, 3, size), {Op: OpPut, Pri: 1, Delay: 2, TTR: 3, Size: size, Body: append(bytes.Clone(data), '\r', '\n')}, op(OpStats)}
+	want := []Command{putHdr(1, 2, 3, size), {Op: OpPut, Pri: 1, Delay: 2, TTR: 3, Size: size, Body: bytes.Clone(data)}, op(OpStats)}
 
 	for _, piece := range []int{1, 4096} {
 		t.Run(fmt.Sprint(piece), func(t *testing.T) {
@@ -134,7 +134,7 @@ func TestDecodeDoesNotRetainInput(t *testing.T) {
 	c, n, ok = d.Decode([]byte("llo\r\nuse t\r\n"))
 	require.True(t, ok)
 	require.Equal(t, 5, n)
-	require.Equal(t, "hello\r\n", string(c.Body))
+	require.Equal(t, "hello", string(c.Body))
 }
 
 // Name is a view into the input (zero copy), which is why it is only valid until the caller

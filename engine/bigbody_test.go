@@ -70,6 +70,34 @@ func TestLargePutBodyReadDirectlyChecksItsCRLF(t *testing.T) {
 	assert.Equal(t, "ok", string(got.Body))
 }
 
+// The job keeps the data alone: the CRLF after a directly read body may
+// arrive later, even byte by byte, and is checked all the same.
+func TestLargePutBodyCRLFArrivingLater(t *testing.T) {
+	s := startServer(t, oneLoop)
+	rc := dial(t, s)
+	body := strings.Repeat("y", 2*directBodyMin+3)
+	for _, tail := range [][]string{{"\r\n"}, {"\r", "\n"}, {"\r", "X"}, {"X", "Y"}} {
+		rc.Send(fmt.Sprintf("put 0 0 60 %d\r\n", len(body)))
+		require.NoError(t, enginetest.Settle(rc.NetConn(), os.Getpid()))
+		rc.Send(body) // read straight into the job
+		require.NoError(t, enginetest.Settle(rc.NetConn(), os.Getpid()))
+		for _, b := range tail {
+			rc.Send(b)
+			require.NoError(t, enginetest.Settle(rc.NetConn(), os.Getpid()))
+		}
+		if strings.Join(tail, "") != "\r\n" {
+			rc.Expect("EXPECTED_CRLF\r\n")
+			continue
+		}
+		id := insertedID(t, rc.Reply())
+		got := rc.Ask(fmt.Sprintf("peek %d\r\n", id))
+		require.Equal(t, fmt.Sprintf("FOUND %d %d", id, len(body)), got.Head)
+		require.Equal(t, body, string(got.Body))
+		rc.Do(fmt.Sprintf("delete %d\r\n", id), "DELETED\r\n")
+	}
+	rc.Do("put 0 0 60 2\r\nok\r\n", "INSERTED 5\r\n") // the two bytes ended the bad puts: no resync
+}
+
 func TestLargeRepliesKeepTheirPlaceAmongOthers(t *testing.T) {
 	s := startServer(t, oneLoop)
 	rc := dial(t, s)

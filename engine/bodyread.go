@@ -23,6 +23,9 @@ const directBodyMin = 4 << 10
 // pullBody reads the rest of a pending put body from the socket, while it
 // is large and the socket has bytes, and executes the put once its body is
 // complete. Call it only when the transport has no buffered input left.
+// The decoder's room never spans the data and the CRLF after it (it keeps
+// the data alone), so the CRLF takes a read of its own here, or arrives
+// through gnet and Decode if the socket has not got it yet.
 func (cn *conn) pullBody() {
 	rx := cn.rx
 	left := rx.dec.BodyLeft()

@@ -22,7 +22,7 @@ func (cn *conn) putLine(cmd *codec.Command) {
 func (cn *conn) put(cmd *codec.Command) {
 	id, seq, err := cn.sess.Put(jobs.PutRequest{
 		ID: cn.rx.putID, Pri: cmd.Pri, Delay: seconds(cmd.Delay), TTR: seconds(cmd.TTR),
-		Wire: cmd.Body,
+		Owned: cmd.Body, // the decoder's exactly-sized buffer becomes the job's body
 	})
 	cn.rx.putID = 0
 	if err != nil {

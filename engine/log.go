@@ -39,7 +39,7 @@ func (g gnetLogger) Fatalf(format string, args ...any) {
 func (cn *conn) traceCommand(cmd *codec.Command) {
 	ev := cn.srv.log.Trace().Int("fd", int(cn.fd))
 	if cmd.Op == codec.OpPut {
-		ev.Uint64("job_id", cn.rx.putID).Int("size_bytes", max(len(cmd.Body)-2, 0)).Msg("job")
+		ev.Uint64("job_id", cn.rx.putID).Int("size_bytes", len(cmd.Body)).Msg("job")
 		return
 	}
 	var buf [96]byte

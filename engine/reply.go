@@ -16,11 +16,11 @@ func (cn *conn) reserved(d jobs.JobData, seq uint64, err error) {
 		cn.fail(err)
 		return
 	}
-	if cn.sendJob(codec.AppendReservedHeader, d.ID, d.Wire(), seq) {
+	if cn.sendJob(codec.AppendReservedHeader, d.ID, d.Body(), seq) {
 		return
 	}
 	mark := len(cn.out)
-	cn.out = codec.AppendReserved(cn.out, d.ID, d.Wire())
+	cn.out = codec.AppendReserved(cn.out, d.ID, d.Body())
 	cn.done(mark, seq, codec.InternalError)
 }
 
@@ -30,11 +30,11 @@ func (cn *conn) found(d jobs.JobData, err error) {
 		cn.fail(err)
 		return
 	}
-	if cn.sendJob(codec.AppendFoundHeader, d.ID, d.Wire(), 0) {
+	if cn.sendJob(codec.AppendFoundHeader, d.ID, d.Body(), 0) {
 		return
 	}
 	mark := len(cn.out)
-	cn.out = codec.AppendFound(cn.out, d.ID, d.Wire())
+	cn.out = codec.AppendFound(cn.out, d.ID, d.Body())
 	cn.done(mark, 0, "")
 }
 
@@ -43,8 +43,8 @@ func (cn *conn) found(d jobs.JobData, err error) {
 const bigReply = 16 << 10
 
 // sendJob writes a reply carrying a large job body - the header, then the
-// body straight from the job's buffer - after the replies already in out,
-// in one writev, and reports whether it did. The kernel copies the body
+// body straight from the job's buffer, then its CRLF - after the replies
+// already in out, in one writev, and reports whether it did. The kernel copies the body
 // once, and gnet copies only what the socket cannot take now; appending it
 // to out cost a copy more, and a large reply buffer allocated and faulted
 // in for every batch. A job's body is never modified once queued (Put's
@@ -55,8 +55,8 @@ const bigReply = 16 << 10
 // held back and no journal commit to wait for. Otherwise the caller
 // appends as usual. A failed write closes the connection inline, as
 // flush's does; the callers check cn.closed (or lose cn.rx) afterwards.
-func (cn *conn) sendJob(header func([]byte, uint64, int) []byte, id uint64, wire []byte, seq uint64) bool {
-	if len(wire) < bigReply || seq != 0 || !cn.held.empty() || !cn.inServe || cn.closed {
+func (cn *conn) sendJob(header func([]byte, uint64, int) []byte, id uint64, body []byte, seq uint64) bool {
+	if len(body) < bigReply || seq != 0 || !cn.held.empty() || !cn.inServe || cn.closed {
 		return false
 	}
 	gc, plain := cn.gc.(gnet.Conn)
@@ -64,14 +64,18 @@ func (cn *conn) sendJob(header func([]byte, uint64, int) []byte, id uint64, wire
 		return false
 	}
 	mark := len(cn.out)
-	cn.out = header(cn.out, id, len(wire)-2)
+	cn.out = header(cn.out, id, len(body))
 	if cn.srv.verbose >= 2 {
 		cn.traceReply(cn.out[mark:], 0)
 	}
-	_, _ = gc.Writev([][]byte{cn.out, wire})
+	_, _ = gc.Writev([][]byte{cn.out, body, crlf})
 	cn.out = cn.out[:0]
 	return true
 }
+
+// crlf ends a job body that sendJob writes from the job's own buffer (the
+// queue keeps bodies without it). gnet only reads it.
+var crlf = []byte("\r\n")
 
 // watching answers watch and ignore.
 func (cn *conn) watching(n int, err error) {

@@ -48,8 +48,49 @@ func FuzzDecoder(f *testing.F) {
 		for _, piece := range []int{1, 3, 1 + at%300, 4096} {
 			m := refModel{maxJob: maxJob}
 			require.Equal(t, want, m.run(data, piece), "reference model, reads of %d", piece)
+			require.Equal(t, want, decodeDirect(t, maxJob, data, piece), "body read into BodyRoom, reads of %d", piece)
 		}
 	})
+}
+
+// decodeDirect decodes data as a server that reads a pending body straight into BodyRoom
+// whenever it has consumed everything else: reads of up to piece bytes, each into the room
+// (data, then the CRLF after it) when a body is due, else through Decode.
+func decodeDirect(t *testing.T, maxJob uint32, data []byte, piece int) outcome {
+	d := codec.NewDecoder(maxJob)
+	var pending []byte
+	var out outcome
+	for len(data) > 0 {
+		if len(pending) == 0 && d.InBody() {
+			room := d.BodyRoom(min(piece, d.BodyLeft()))
+			if len(room) == 0 || len(room) > piece {
+				t.Fatalf("room of %d bytes for a read of %d, %d left", len(room), piece, d.BodyLeft())
+			}
+			n := copy(room, data)
+			data = data[n:]
+			if cmd, ok := d.Absorb(n); ok {
+				checkCommand(t, maxJob, cmd)
+				out.cmds = append(out.cmds, copyName(cmd))
+			}
+			continue
+		}
+		k := min(piece, len(data))
+		pending = append(pending, data[:k]...)
+		data = data[k:]
+		for {
+			cmd, n, ok := d.Decode(pending)
+			if ok {
+				checkCommand(t, maxJob, cmd)
+				out.cmds = append(out.cmds, copyName(cmd))
+			}
+			pending = pending[:copy(pending, pending[n:])]
+			if !ok {
+				break
+			}
+		}
+	}
+	out.inBody = d.InBody()
+	return out
 }
 
 // outcome is what a stream decodes to: the commands, and whether a body is left pending.
@@ -113,7 +154,7 @@ func checkCommand(t *testing.T, maxJob uint32, c codec.Command) {
 	default:
 		t.Fatalf("unexpected error %#v", c.Err)
 	}
-	if c.Body != nil && (c.Op != codec.OpPut || len(c.Body) != int(c.Size)+2) {
+	if c.Body != nil && (c.Op != codec.OpPut || len(c.Body) != int(c.Size) || cap(c.Body) != int(c.Size)) {
 		t.Fatalf("body of %d bytes for %+v", len(c.Body), c)
 	}
 	if c.Op == codec.OpPut && c.Err == nil && c.Body == nil {
@@ -301,7 +342,7 @@ func (m *refModel) maybeEnqueue() {
 	if k := len(m.body); m.body[k-2] != '\r' || m.body[k-1] != '\n' {
 		c.Err = codec.ErrExpectedCRLF
 	} else {
-		c.Body = m.body
+		c.Body = m.body[:k-2] // the decoder hands over the data alone
 	}
 	m.body = nil
 	m.emit(c)

@@ -23,8 +23,8 @@ import (
 //	go test ./fuzz -run=^$ -fuzz=FuzzWALRecord -fuzztime=2m
 func FuzzWALRecord(f *testing.F) {
 	for _, r := range []jobs.Record{
-		{Kind: jobs.RecPut, ID: 1, Tube: "default", State: jobs.Ready, Pri: 1024, TTR: time.Second, Created: 1, Body: []byte("hi\r\n")},
-		{Kind: jobs.RecPut, ID: 1 << 40, Tube: "t", State: jobs.Delayed, Delay: time.Hour, Deadline: 1 << 62, Body: []byte("\r\n")},
+		{Kind: jobs.RecPut, ID: 1, Tube: "default", State: jobs.Ready, Pri: 1024, TTR: time.Second, Created: 1, Body: []byte("hi")},
+		{Kind: jobs.RecPut, ID: 1 << 40, Tube: "t", State: jobs.Delayed, Delay: time.Hour, Deadline: 1 << 62, Body: []byte{}},
 		{Kind: jobs.RecUpdate, ID: 9, State: jobs.Buried, Pri: 7, Buries: 3, Kicks: 1},
 		{Kind: jobs.RecDelete, ID: 12345},
 		{Kind: jobs.RecClear, IDs: []uint64{3, 4, 9, 1 << 50, 2}},
@@ -47,8 +47,8 @@ func FuzzWALRecord(f *testing.F) {
 		}
 		if rec.Kind == jobs.RecPut {
 			require.NotEmpty(t, rec.Tube)
-			require.GreaterOrEqual(t, len(rec.Body), 2)
-			require.Equal(t, "\r\n", string(rec.Body[len(rec.Body)-2:]))
+			require.NotNil(t, rec.Body)
+			require.Equal(t, len(rec.Body), cap(rec.Body), "the data alone, capped: appending cannot reach the CRLF on disk")
 		}
 		again, err := wal.DecodeRecord(wal.AppendRecord(nil, &rec))
 		require.NoError(t, err)
@@ -94,7 +94,7 @@ func script(ops []byte) (log []byte, bodies map[uint64][]string, live map[uint64
 		case 0:
 			body := fmt.Sprintf("job %d.%d", id, p)
 			rec = jobs.Record{Kind: jobs.RecPut, ID: id, Tube: fmt.Sprintf("t%d", p%3), State: jobs.State(p%4 + 1),
-				Pri: uint32(p), TTR: time.Second, Created: int64(p), Body: []byte(body + "\r\n")}
+				Pri: uint32(p), TTR: time.Second, Created: int64(p), Body: []byte(body)}
 			bodies[id] = append(bodies[id], body)
 			live[id] = body
 		case 1:

@@ -22,7 +22,7 @@ func TestSteadyStateAllocations(t *testing.T) {
 	c, _ := f.session()
 	payload := body("a preallocated body of a modest size")
 	cycle := func() {
-		id, _, err := p.Put(PutRequest{Pri: 1, TTR: time.Minute, Wire: payload})
+		id, _, err := p.Put(PutRequest{Pri: 1, TTR: time.Minute, Owned: payload})
 		if err != nil {
 			panic(err)
 		}
@@ -46,7 +46,7 @@ func TestSteadyStateAllocations(t *testing.T) {
 		if _, err := c.Reserve(-1); err != ErrWaiting {
 			panic("no wait")
 		}
-		id, _, err := p.Put(PutRequest{Pri: 1, TTR: time.Minute, Wire: payload})
+		id, _, err := p.Put(PutRequest{Pri: 1, TTR: time.Minute, Owned: payload})
 		if err != nil {
 			panic(err)
 		}

@@ -7,7 +7,7 @@ import (
 
 // benchBody is shared by every job of a benchmark: the queue keeps the slice
 // without copying, so the figures show the queue's own allocations (the job).
-var benchBody = []byte("0123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789\r\n")
+var benchBody = []byte("0123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789")
 
 // One session putting, reserving and deleting: the hot path of a worker.
 func BenchmarkPutReserveDelete(b *testing.B) {
@@ -15,7 +15,7 @@ func BenchmarkPutReserveDelete(b *testing.B) {
 	s := q.NewSession(nil)
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, _, err := s.Put(PutRequest{Pri: 1, TTR: time.Minute, Wire: benchBody}); err != nil {
+		if _, _, err := s.Put(PutRequest{Pri: 1, TTR: time.Minute, Owned: benchBody}); err != nil {
 			b.Fatal(err)
 		}
 		d, err := s.Reserve(0)
@@ -37,7 +37,7 @@ func BenchmarkPutReserveDeleteParallel(b *testing.B) {
 		s := q.NewSession(nil)
 		defer s.Close()
 		for pb.Next() {
-			if _, _, err := s.Put(PutRequest{Pri: 1, TTR: time.Minute, Wire: benchBody}); err != nil {
+			if _, _, err := s.Put(PutRequest{Pri: 1, TTR: time.Minute, Owned: benchBody}); err != nil {
 				b.Fatal(err)
 			}
 			d, err := s.Reserve(0)
@@ -64,7 +64,7 @@ func BenchmarkHandOffToWaiter(b *testing.B) {
 		if _, err := w.Reserve(-1); err != ErrWaiting {
 			b.Fatal(err)
 		}
-		if _, _, err := p.Put(PutRequest{TTR: time.Minute, Wire: benchBody}); err != nil {
+		if _, _, err := p.Put(PutRequest{TTR: time.Minute, Owned: benchBody}); err != nil {
 			b.Fatal(err)
 		}
 		d, err := w.TakeOutcome()
@@ -84,7 +84,7 @@ func BenchmarkDelayedPutExpiry(b *testing.B) {
 	s := q.NewSession(nil)
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, _, err := s.Put(PutRequest{Delay: time.Second, TTR: time.Minute, Wire: benchBody}); err != nil {
+		if _, _, err := s.Put(PutRequest{Delay: time.Second, TTR: time.Minute, Owned: benchBody}); err != nil {
 			b.Fatal(err)
 		}
 		clk.Advance(time.Second)

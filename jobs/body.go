@@ -11,8 +11,22 @@ import "unsafe"
 // GC-safe conversions: the pointer stays a real pointer, so the body lives
 // exactly as long as its job.
 
-// setBody stores b (data + "\r\n", at most max-job-size: 1 GiB) in j.
-func (j *job) setBody(b []byte) { j.body, j.bodyLen = unsafe.SliceData(b), uint32(len(b)) }
+// setBody stores b (the job data, at most max-job-size: 1 GiB) in j. An
+// empty body keeps no pointer at all: the pointer of an empty slice may
+// point into whatever array it was cut from, which the job must not pin.
+func (j *job) setBody(b []byte) {
+	if len(b) == 0 {
+		j.body, j.bodyLen = nil, 0
+		return
+	}
+	j.body, j.bodyLen = unsafe.SliceData(b), uint32(len(b))
+}
 
-// wire returns the body as a slice (capacity = length), data + "\r\n".
-func (j *job) wire() []byte { return unsafe.Slice(j.body, j.bodyLen) }
+// bytes returns the body as a slice (capacity = length, so that appending
+// to it never writes into the job); never nil.
+func (j *job) bytes() []byte {
+	if j.body == nil {
+		return []byte{}
+	}
+	return unsafe.Slice(j.body, j.bodyLen)
+}

@@ -95,7 +95,7 @@ func produce(t *testing.T, q *Queue, tube string, n int, seed uint64) {
 		if r.IntN(4) == 0 {
 			delay = time.Duration(1+r.IntN(3)) * time.Millisecond
 		}
-		_, _, err := s.Put(PutRequest{Pri: uint32(r.IntN(3)), Delay: delay, TTR: time.Hour, Wire: body("job")})
+		_, _, err := s.Put(PutRequest{Pri: uint32(r.IntN(3)), Delay: delay, TTR: time.Hour, Owned: body("job")})
 		assert.NoError(t, err)
 	}
 }

@@ -31,7 +31,3 @@ var (
 	// ErrJournal: the journal failed; the change was not made durable.
 	ErrJournal = errors.New("jobs: journal failure")
 )
-
-// ErrBadBody: a PutRequest.Wire, or a restored record's body, that does not
-// end in "\r\n".
-var ErrBadBody = errors.New("jobs: framed job body must end in CRLF")

@@ -52,20 +52,20 @@ func (f *fixture) put(s *Session, pri uint32, delay time.Duration) uint64 {
 func (f *fixture) putTTR(s *Session, pri uint32, delay, ttr time.Duration) uint64 {
 	f.t.Helper()
 	id := f.q.NextID()
-	got, _, err := s.Put(PutRequest{ID: id, Pri: pri, Delay: delay, TTR: ttr, Wire: bodyOf(id)})
+	got, _, err := s.Put(PutRequest{ID: id, Pri: pri, Delay: delay, TTR: ttr, Owned: bodyOf(id)})
 	require.NoError(f.t, err)
 	require.Equal(f.t, id, got)
 	return id
 }
 
-func bodyOf(id uint64) []byte { return fmt.Appendf(nil, "job%d\r\n", id) }
+func bodyOf(id uint64) []byte { return fmt.Appendf(nil, "job%d", id) }
 
 // reserve reserves without waiting and returns the job's id, checking its body.
 func (f *fixture) reserve(s *Session) uint64 {
 	f.t.Helper()
 	d, err := s.Reserve(0)
 	require.NoError(f.t, err)
-	require.Equal(f.t, string(bodyOf(d.ID)), string(d.Wire()))
+	require.Equal(f.t, string(bodyOf(d.ID)), string(d.Body()))
 	return d.ID
 }
 
@@ -149,6 +149,6 @@ func (f *fixture) found(d JobData, err error) uint64 {
 		require.ErrorIs(f.t, err, ErrNotFound)
 		return 0
 	}
-	require.Equal(f.t, string(bodyOf(d.ID)), string(d.Wire()))
+	require.Equal(f.t, string(bodyOf(d.ID)), string(d.Body()))
 	return d.ID
 }

@@ -114,7 +114,7 @@ func TestInspectConcurrent(t *testing.T) {
 			if err := s.Use(name); err != nil {
 				panic(err)
 			}
-			id, _, err := s.Put(PutRequest{TTR: time.Second, Body: []byte("x\r\n")})
+			id, _, err := s.Put(PutRequest{TTR: time.Second, Body: []byte("x")})
 			if err != nil {
 				panic(err)
 			}

@@ -16,7 +16,7 @@ type job struct {
 	created int64
 	ttr     int64   // ns, at least one second
 	ext     *jobExt // nil until the job is first reserved, delayed or buried
-	body    *byte   // data + "\r\n", bodyLen bytes (body.go); immutable
+	body    *byte   // the data, bodyLen bytes (body.go); immutable
 	bodyLen uint32
 	pri     uint32
 	heapIdx int32 // position in the tube's ready or delayed heap
@@ -54,14 +54,15 @@ func (j *job) r() *jobExt {
 	return j.ext
 }
 
-// jobOverhead is what a job costs beyond its body, roughly: the job, its
-// slots in the id index and a heap, allocator rounding.
+// jobOverhead is what a job costs beyond its body (the data alone, exactly
+// the bytes held), roughly: the job, its slots in the id index and a heap,
+// allocator rounding.
 const jobOverhead = 112
 
 // held is what the job counts for in Queue.HeldBytes.
 func (j *job) held() int64 { return int64(j.bodyLen) + jobOverhead }
 
-func (j *job) data() JobData { return JobData{ID: j.id, body: j.wire()} }
+func (j *job) data() JobData { return JobData{ID: j.id, body: j.bytes()} }
 
 // record describes the job's current state for the journal. A reserved job
 // is logged as ready: reservations do not survive a restart.
@@ -82,7 +83,7 @@ func (j *job) record(kind RecordKind) Record {
 	}
 	r.Reserves, r.Timeouts, r.Releases, r.Buries, r.Kicks = x.reserves, x.timeouts, x.releases, x.buries, x.kicks
 	if kind == RecPut {
-		r.Tube, r.Body = j.tube.name, j.wire()
+		r.Tube, r.Body = j.tube.name, j.bytes()
 	}
 	return r
 }

@@ -33,7 +33,7 @@ type Record struct {
 	// delayed job becomes ready (Clock time, ns); zero for other states.
 	Created, Deadline                           int64
 	Reserves, Timeouts, Releases, Buries, Kicks uint32
-	// Body is the job data followed by "\r\n" (RecPut only). It is shared
+	// Body is the job data (RecPut only), without framing. It is shared
 	// with the queue and never modified: the journal may keep a reference
 	// until it has written it, but must not change it.
 	Body []byte

@@ -22,23 +22,20 @@ func TestPutReadyOrDelayed(t *testing.T) {
 func TestPutRejects(t *testing.T) {
 	f := newFixture(t)
 	s, _ := f.session()
-	for _, b := range [][]byte{{}, []byte("x"), []byte("ab\n"), []byte("ab\r")} {
-		_, _, err := s.Put(PutRequest{Wire: b})
-		assert.ErrorIs(t, err, ErrBadBody, "%q", b)
-	}
 	f.q.SetDraining(true)
 	require.True(t, f.q.Draining())
-	id, _, err := s.Put(PutRequest{Wire: body("x")})
+	id, _, err := s.Put(PutRequest{Owned: body("x")})
 	assert.ErrorIs(t, err, ErrDraining)
 	f.q.SetDraining(false)
-	next, _, err := s.Put(PutRequest{Wire: body("y")})
+	next, _, err := s.Put(PutRequest{Owned: body("y")})
 	require.NoError(t, err)
 	assert.Equal(t, id+1, next, "a refused put spends its id")
 	assert.Equal(t, uint64(1), f.q.Stats().TotalJobs)
 }
 
-// A bare Body is copied and framed once; the caller keeps its slice.
-func TestPutBareBody(t *testing.T) {
+// A Body is copied once; the caller keeps its slice. An Owned body is kept
+// as it is, whatever bytes it holds.
+func TestPutBody(t *testing.T) {
 	f := newFixture(t)
 	s, _ := f.session()
 	data := []byte("hello\r\nworld")
@@ -48,14 +45,28 @@ func TestPutBareBody(t *testing.T) {
 	d, err := f.q.Peek(id)
 	require.NoError(t, err)
 	assert.Equal(t, "hello\r\nworld", string(d.Body()), "copied: later changes to the caller's slice do not show")
-	assert.Equal(t, "hello\r\nworld\r\n", string(d.Wire()))
+	assert.Equal(t, len(d.Body()), cap(d.Body()), "the body is its own allocation, capped")
 
 	empty, _, err := s.Put(PutRequest{})
 	require.NoError(t, err)
 	d, err = f.q.Peek(empty)
 	require.NoError(t, err)
+	assert.NotNil(t, d.Body())
 	assert.Empty(t, d.Body())
-	assert.Equal(t, "\r\n", string(d.Wire()))
+
+	for _, b := range [][]byte{{}, []byte("x"), []byte("ab\n"), []byte("ab\r\n")} {
+		id, _, err := s.Put(PutRequest{Owned: b})
+		require.NoError(t, err)
+		d, err := f.q.Peek(id)
+		require.NoError(t, err)
+		assert.Equal(t, string(b), string(d.Body()), "kept verbatim")
+	}
+	own := []byte("mine")
+	id, _, err = s.Put(PutRequest{Owned: own})
+	require.NoError(t, err)
+	d, err = f.q.Peek(id)
+	require.NoError(t, err)
+	assert.Same(t, &own[0], &d.Body()[0], "kept without a copy")
 }
 
 // Reserve takes the global minimum of (pri, id) over every watched tube,

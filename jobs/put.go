@@ -17,11 +17,9 @@ func (s *Session) Put(r PutRequest) (id, seq uint64, err error) {
 	if q.draining.Load() {
 		return id, 0, ErrDraining
 	}
-	body := r.Wire
+	body := r.Owned
 	if body == nil {
-		body = frame(r.Body)
-	} else if !framed(body) {
-		return id, 0, ErrBadBody
+		body = append(make([]byte, 0, len(r.Body)), r.Body...)
 	}
 	now := q.clock.Now()
 	t := s.use
@@ -57,22 +55,6 @@ func (s *Session) Put(r PutRequest) (id, seq uint64, err error) {
 	t.mu.Unlock()
 	q.finish(&w)
 	return id, seq, nil
-}
-
-// frame returns a copy of data followed by "\r\n": the form the queue
-// stores a body in.
-func frame(data []byte) []byte {
-	b := make([]byte, len(data)+2)
-	copy(b, data)
-	b[len(data)], b[len(data)+1] = '\r', '\n'
-	return b
-}
-
-// framed reports whether b ends in "\r\n". It is the queue's one check of
-// the framing (Put's Wire, Restore's record).
-func framed(b []byte) bool {
-	n := len(b)
-	return n >= 2 && b[n-2] == '\r' && b[n-1] == '\n'
 }
 
 // delay puts j (state Delayed, deadline set) on t's delay heap and arms its

@@ -23,7 +23,7 @@ func TestRecycledJobsStayApart(t *testing.T) {
 	var last atomic.Uint64
 	var stop atomic.Bool
 	var wg sync.WaitGroup
-	bodyFor := func(id uint64) []byte { return []byte("job" + strconv.FormatUint(id, 10) + "\r\n") }
+	bodyFor := func(id uint64) []byte { return []byte("job" + strconv.FormatUint(id, 10)) }
 	for w := range 2 {
 		wg.Add(1)
 		go func() {
@@ -39,7 +39,7 @@ func TestRecycledJobsStayApart(t *testing.T) {
 				if i%5 == 0 {
 					delay = time.Millisecond
 				}
-				if _, _, err := s.Put(PutRequest{ID: id, TTR: time.Second, Delay: delay, Wire: bodyFor(id)}); err != nil {
+				if _, _, err := s.Put(PutRequest{ID: id, TTR: time.Second, Delay: delay, Owned: bodyFor(id)}); err != nil {
 					t.Error(err)
 					return
 				}
@@ -73,14 +73,14 @@ func TestRecycledJobsStayApart(t *testing.T) {
 		defer s.Close()
 		for !stop.Load() {
 			id := last.Load() - uint64(time.Now().UnixNano()%4)
-			if d, err := q.Peek(id); err == nil && !bytes.Equal(d.Wire(), bodyFor(id)) {
-				t.Errorf("peek %d gave job %d's body %q", id, d.ID, d.Wire())
+			if d, err := q.Peek(id); err == nil && !bytes.Equal(d.Body(), bodyFor(id)) {
+				t.Errorf("peek %d gave job %d's body %q", id, d.ID, d.Body())
 			}
 			if js, err := q.StatsJob(id); err == nil && js.ID != id {
 				t.Errorf("stats-job %d gave job %d", id, js.ID)
 			}
 			if d, _, err := s.ReserveJob(id); err == nil {
-				assert.Equal(t, bodyFor(id), d.Wire())
+				assert.Equal(t, bodyFor(id), d.Body())
 				_, _ = s.Delete(id)
 			}
 			_, _ = s.KickJob(id)

@@ -9,13 +9,11 @@ import "errors"
 // session exists. It does not log. A reserved job comes back ready (in
 // replicated mode: reserved by no session until its Deadline, if that is
 // still ahead); a delayed one whose deadline has passed comes back ready. Jobs should be restored in
-// the order they were first put, so that buried lists keep their order.
+// the order they were first put, so that buried lists keep their order. rec.Body becomes the
+// job's body without a copy (as PutRequest.Owned): hand over bytes of their own allocation.
 func (q *Queue) Restore(rec Record) error {
 	if rec.Kind != RecPut || rec.ID == 0 || !validName([]byte(rec.Tube)) {
 		return errors.New("jobs: restore needs a whole record with an id and a valid tube")
-	}
-	if !framed(rec.Body) {
-		return ErrBadBody
 	}
 	t := q.tubes.acquire([]byte(rec.Tube)) // the job's reference
 	j := &job{

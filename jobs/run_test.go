@@ -39,7 +39,7 @@ func TestRunDoesNotSleepThroughATimerArmedAsItPlans(t *testing.T) {
 			return
 		}
 		first = false
-		_, _, err := p.Put(PutRequest{Delay: time.Millisecond, Wire: body("x")})
+		_, _, err := p.Put(PutRequest{Delay: time.Millisecond, Owned: body("x")})
 		assert.NoError(t, err)
 		clk.Advance(time.Millisecond) // due before Run wakes on its own
 	}

@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func body(s string) []byte { return []byte(s + "\r\n") }
+func body(s string) []byte { return []byte(s) }
 
 func TestSmokeFlows(t *testing.T) {
 	clk := NewManualClock(1_000_000_000_000)
@@ -16,7 +16,7 @@ func TestSmokeFlows(t *testing.T) {
 	wakes := 0
 	c := q.NewSession(func() { wakes++ })
 
-	id, _, err := p.Put(PutRequest{Pri: 5, TTR: 2 * time.Second, Wire: body("a")})
+	id, _, err := p.Put(PutRequest{Pri: 5, TTR: 2 * time.Second, Owned: body("a")})
 	require.NoError(t, err)
 	require.Equal(t, uint64(1), id)
 	d, err := c.Reserve(-1)
@@ -28,7 +28,7 @@ func TestSmokeFlows(t *testing.T) {
 	require.NoError(t, err)
 	_, err = c.Reserve(-1)
 	require.ErrorIs(t, err, ErrWaiting)
-	id2, _, err := p.Put(PutRequest{Pri: 1, Wire: body("b")})
+	id2, _, err := p.Put(PutRequest{Pri: 1, Owned: body("b")})
 	require.NoError(t, err)
 	require.Equal(t, 1, wakes)
 	d, err = c.TakeOutcome()
@@ -49,7 +49,7 @@ func TestSmokeFlows(t *testing.T) {
 	require.Equal(t, uint32(1), st.Timeouts)
 
 	// Delay.
-	id3, _, err := p.Put(PutRequest{Delay: 5 * time.Second, Wire: body("c")})
+	id3, _, err := p.Put(PutRequest{Delay: 5 * time.Second, Owned: body("c")})
 	require.NoError(t, err)
 	require.Equal(t, int64(1), q.Stats().Delayed)
 	clk.Advance(5 * time.Second)
@@ -65,7 +65,7 @@ func TestSmokeFlows(t *testing.T) {
 	require.NoError(t, err)
 	_, err = c.Reserve(3 * time.Second)
 	require.ErrorIs(t, err, ErrDeadlineSoon, "TTR 1s: always within the margin")
-	_, _, err = p.Put(PutRequest{Wire: body("d")})
+	_, _, err = p.Put(PutRequest{Owned: body("d")})
 	require.NoError(t, err)
 	d, err = c.Reserve(3 * time.Second)
 	require.NoError(t, err, "a ready job beats DEADLINE_SOON")
@@ -101,7 +101,7 @@ func TestCancelWait(t *testing.T) {
 	require.Equal(t, int64(0), q.Stats().Waiting)
 
 	// The session stays usable, and a later put is not handed to it.
-	id, _, err := p.Put(PutRequest{Wire: body("x")})
+	id, _, err := p.Put(PutRequest{Owned: body("x")})
 	require.NoError(t, err)
 	st, err := q.StatsJob(id)
 	require.NoError(t, err)
@@ -112,7 +112,7 @@ func TestCancelWait(t *testing.T) {
 	require.NoError(t, err)
 	_, err = c.Reserve(-1)
 	require.ErrorIs(t, err, ErrWaiting)
-	id, _, err = p.Put(PutRequest{Wire: body("y")})
+	id, _, err = p.Put(PutRequest{Owned: body("y")})
 	require.NoError(t, err)
 	d, err := c.CancelWait()
 	require.NoError(t, err)

@@ -39,20 +39,16 @@ const UrgentPri = 1024
 const MaxTubeName = 200
 
 // JobData is a job's id and body as handed out by reserve and peek. The body
-// is shared with the queue and read-only. The queue stores a body framed for
-// the wire (followed by "\r\n"), so that a server writes it without a copy;
-// Body hides the framing.
+// is shared with the queue and read-only.
 type JobData struct {
 	ID   uint64
-	body []byte // data + "\r\n"
+	body []byte
 }
 
-// Body returns the job data (without the protocol's trailing CRLF).
-func (d JobData) Body() []byte { return d.body[:len(d.body)-2] }
-
-// Wire returns the job data followed by "\r\n", ready to be written after a
-// RESERVED or FOUND line.
-func (d JobData) Wire() []byte { return d.body }
+// Body returns the job data: the queue's own bytes (capacity = length), to
+// read and never modify. A server writes them after a RESERVED or FOUND line
+// and follows them with the protocol's "\r\n" itself.
+func (d JobData) Body() []byte { return d.body }
 
 // PutRequest describes a new job.
 type PutRequest struct {
@@ -66,12 +62,13 @@ type PutRequest struct {
 	// Body is the job data. The queue copies it, once, into the job: the
 	// caller may reuse the slice as soon as Put returns.
 	Body []byte
-	// Wire, set instead of Body, is the job data already followed by
-	// "\r\n", as a protocol server received it. The queue keeps the slice
-	// without copying it (the body is then copied nowhere but off the
-	// socket); the caller must not modify it afterwards. A Wire that does
-	// not end in "\r\n" is ErrBadBody.
-	Wire []byte
+	// Owned, set instead of Body, is the job data handed over to the queue:
+	// the queue keeps the slice as the job's body without copying it (a
+	// protocol server's body is then copied nowhere but off the socket).
+	// The caller must not modify it afterwards. When Owned is not nil, Body
+	// is ignored. Give it a slice of its own allocation: the job keeps the
+	// whole array the slice points into alive.
+	Owned []byte
 }
 
 // Stats holds the queue's half of the server's stats document.

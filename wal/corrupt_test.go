@@ -211,7 +211,7 @@ func checkDamage(t *testing.T, fn func(dir string) (file string, offset int)) {
 	assert.Contains(t, logs.String(), "salvag")
 	assert.NotEmpty(t, h.q.restored)
 	for _, r := range h.q.restored {
-		assert.Equal(t, fmt.Sprintf("job number %d\r\n", r.ID-1), string(r.Body), "job %d", r.ID)
+		assert.Equal(t, fmt.Sprintf("job number %d", r.ID-1), string(r.Body), "job %d", r.ID)
 	}
 	lost := 0
 	for id := range want {

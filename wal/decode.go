@@ -11,7 +11,8 @@ import (
 
 // DecodeRecord decodes one log entry (the data of one tidwall/wal entry, in
 // the format format.go describes) after verifying its checksum. Tube and Body are views into entry: copy
-// them to keep them past entry's lifetime. It returns ErrMetaRecord for the
+// them to keep them past entry's lifetime. Body is the job data without the CRLF that ends it on
+// disk. It returns ErrMetaRecord for the
 // log's bookkeeping entries, and an error for anything malformed; it never
 // panics, whatever entry holds.
 func DecodeRecord(entry []byte) (jobs.Record, error) {
@@ -68,11 +69,15 @@ func (e *decoded) decode(b []byte) error {
 	if !e.isMeta && !validJob(&e.rec, e.tube) {
 		return errBadJob
 	}
+	if e.rec.Kind == jobs.RecPut {
+		e.rec.Body, _ = fields.Unframe(e.rec.Body) // the bare data, as the queue keeps it
+	}
 	return nil
 }
 
 // validJob holds what the queue relies on: an id, a known state, a tube of
-// protocol length and a body ending in CRLF.
+// protocol length and, for a put, a body field ending in the CRLF that
+// AppendJob adds (r.Body is still the whole field here).
 func validJob(r *jobs.Record, tube []byte) bool {
 	if r.Kind == jobs.RecClear {
 		for _, id := range r.IDs {
@@ -94,8 +99,8 @@ func validJob(r *jobs.Record, tube []byte) bool {
 	if r.Kind == jobs.RecUpdate {
 		return true
 	}
-	n := len(r.Body)
-	return len(tube) > 0 && len(tube) <= jobs.MaxTubeName && n >= 2 && r.Body[n-2] == '\r' && r.Body[n-1] == '\n'
+	_, framed := fields.Unframe(r.Body)
+	return len(tube) > 0 && len(tube) <= jobs.MaxTubeName && framed
 }
 
 // decoder reads fields from b, remembering the first error.
@@ -114,9 +119,9 @@ func (d *decoder) job(r *jobs.Record) (tube []byte) {
 	} else if d.Err == nil {
 		d.Err = fmt.Errorf("%w %#x", errState, sb)
 	}
-	tube, body := d.Job(r)
+	tube, field := d.Job(r)
 	if r.Kind == jobs.RecPut {
-		r.Body = body
+		r.Body = field // still framed: validJob checks the CRLF, decode strips it
 	}
 	return tube
 }

@@ -110,7 +110,7 @@ func (f *fakeQueue) put(tube string, pri uint32, delay time.Duration, body strin
 	defer f.mu.Unlock()
 	id = f.nextID()
 	j := &jobs.Record{ID: id, Tube: tube, State: jobs.Ready, Pri: pri, Delay: delay, TTR: time.Second,
-		Created: f.now, Body: []byte(body + "\r\n")}
+		Created: f.now, Body: []byte(body)}
 	if delay > 0 {
 		j.State, j.Deadline = jobs.Delayed, f.now+int64(delay)
 	}

@@ -11,13 +11,17 @@ import (
 //	put:    uvarint id, byte state, uvarint pri, varint delay, varint ttr,
 //	        varint created, varint deadline, uvarint reserves, timeouts,
 //	        releases, buries, kicks, uvarint len(tube), tube,
-//	        uvarint len(body), body
+//	        uvarint len(body)+2, body, "\r\n"
 //	update: the put fields up to kicks (no tube, no body)
 //	delete: uvarint id
 //	clear:  uvarint n, then n ids: the first as a uvarint, each next one as
 //	        a zigzag varint of its difference from the one before (a sorted
 //	        list costs about one byte per id)
 //	meta:   uvarint durable, uvarint logStart, uvarint maxID
+//
+// The body is the job data framed as on the protocol's wire: the CRLF is on
+// disk (and counted in the length) though the queue keeps bodies without it;
+// the encoder appends it and the decoder checks and strips it.
 //
 // state is 1 ready, 2 reserved (never written: a reserved job is logged as
 // ready, but a reader accepts it), 3 delayed, 4 buried. Durations are

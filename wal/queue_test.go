@@ -81,7 +81,7 @@ func (s *server) wait(seq uint64) {
 
 func (s *server) put(ss *jobs.Session, pri uint32, delay time.Duration, body string) uint64 {
 	s.t.Helper()
-	id, seq, err := ss.Put(jobs.PutRequest{Pri: pri, Delay: delay, TTR: time.Minute, Wire: []byte(body + "\r\n")})
+	id, seq, err := ss.Put(jobs.PutRequest{Pri: pri, Delay: delay, TTR: time.Minute, Owned: []byte(body)})
 	require.NoError(s.t, err)
 	s.wait(seq)
 	return id
@@ -247,7 +247,7 @@ func TestQueueCompactionWorkload(t *testing.T) {
 		switch r := rng.IntN(10); {
 		case r < 3 && len(live) < 300 || len(live) == 0:
 			id, seq, err := ss.Put(jobs.PutRequest{Pri: rng.Uint32N(100), TTR: time.Minute,
-				Wire: []byte(strings.Repeat("p", rng.IntN(200)) + "\r\n")})
+				Owned: []byte(strings.Repeat("p", rng.IntN(200)))})
 			require.NoError(t, err)
 			live[id], last = true, seq
 		case r < 5:

@@ -117,7 +117,7 @@ func recordSize(rec *jobs.Record) int {
 		n += uvarintLen(uint64(c))
 	}
 	if rec.Kind == jobs.RecPut {
-		n += uvarintLen(uint64(len(rec.Tube))) + len(rec.Tube) + uvarintLen(uint64(len(rec.Body))) + len(rec.Body)
+		n += uvarintLen(uint64(len(rec.Tube))) + len(rec.Tube) + uvarintLen(uint64(fields.BodyFieldLen(len(rec.Body)))) + fields.BodyFieldLen(len(rec.Body))
 	}
 	return n
 }

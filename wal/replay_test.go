@@ -85,7 +85,7 @@ func TestReplayEveryTransition(t *testing.T) {
 		assert.Equal(t, uint32(1), byID[reservedJob].Reserves)
 		assert.NotContains(t, byID, deleted)
 		assert.Equal(t, "emails", byID[delayed].Tube)
-		assert.Equal(t, "delayed\r\n", string(byID[delayed].Body))
+		assert.Equal(t, "delayed", string(byID[delayed].Body))
 
 		// Restored in order of first appearance.
 		for i := 1; i < len(h.q.restored); i++ {
@@ -177,7 +177,7 @@ func TestHugeJob(t *testing.T) {
 	h.restart()
 	require.Len(t, h.q.restored, 1)
 	assert.Equal(t, id, h.q.restored[0].ID)
-	assert.Equal(t, body+"\r\n", string(h.q.restored[0].Body))
+	assert.Equal(t, body, string(h.q.restored[0].Body))
 }
 
 func TestReplayClear(t *testing.T) {

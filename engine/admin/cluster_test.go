@@ -70,7 +70,7 @@ func TestClusterFollowerAndLeader(t *testing.T) {
 
 	q := jobs.New(jobs.Config{})
 	ss := q.NewSession(nil)
-	_, _, err = ss.Put(jobs.PutRequest{TTR: time.Minute, Wire: []byte("x\r\n")})
+	_, _, err = ss.Put(jobs.PutRequest{TTR: time.Minute, Owned: []byte("x")})
 	require.NoError(t, err)
 	cur.Store(q)
 	code, body = get("/v1/stats")

@@ -13,8 +13,7 @@ import (
 // benchState is a state of n ready jobs of 100-byte bodies in 10 tubes.
 func benchState(n int) *fsm {
 	f := newFSM(zerolog.Nop())
-	body := make([]byte, 102)
-	body[100], body[101] = '\r', '\n'
+	body := make([]byte, 100)
 	for i := 1; i <= n; i++ {
 		f.st.apply(&jobs.Record{Kind: jobs.RecPut, ID: uint64(i), Tube: fmt.Sprint("t", i%10), State: jobs.Ready,
 			Pri: uint32(i % 7), TTR: time.Minute, Created: 1, Body: body})

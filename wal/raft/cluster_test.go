@@ -24,11 +24,11 @@ func TestClusterBasics(t *testing.T) {
 	c := newCluster(t, 3)
 	li, q := c.leader()
 	s := q.NewSession(nil)
-	id, seq, err := s.Put(jobs.PutRequest{Pri: 1, TTR: time.Hour, Wire: []byte("one\r\n")})
+	id, seq, err := s.Put(jobs.PutRequest{Pri: 1, TTR: time.Hour, Owned: []byte("one")})
 	require.NoError(t, err)
 	require.NoError(t, waitCommitted(t, q, seq))
 	for i := range c.nodes {
-		waitFor(t, "the put on every node", func() bool { return string(c.image(i)[id].Body) == "one\r\n" })
+		waitFor(t, "the put on every node", func() bool { return string(c.image(i)[id].Body) == "one" })
 	}
 	st := c.node(li).Stats()
 	assert.Equal(t, "leader", st.State)
@@ -81,7 +81,7 @@ func TestClusterBasics(t *testing.T) {
 	_, err = other.Reserve(0)
 	assert.ErrorIs(t, err, jobs.ErrTimedOut, "a reserved job is handed to no second worker")
 	// New ids continue above the old ones.
-	id2, seq, err := other.Put(jobs.PutRequest{TTR: time.Second, Wire: []byte("two\r\n")})
+	id2, seq, err := other.Put(jobs.PutRequest{TTR: time.Second, Owned: []byte("two")})
 	require.NoError(t, err)
 	require.NoError(t, waitCommitted(t, nq, seq))
 	assert.Greater(t, id2, id)
@@ -96,7 +96,7 @@ func TestClusterBasics(t *testing.T) {
 	waitFor(t, "the old leader to catch up", func() bool {
 		img := c.image(li)
 		_, has1 := img[id]
-		return !has1 && string(img[id2].Body) == "two\r\n"
+		return !has1 && string(img[id2].Body) == "two"
 	})
 }
 
@@ -109,7 +109,7 @@ func TestClusterMembership(t *testing.T) {
 	s := q.NewSession(nil)
 	var last uint64
 	for k := 0; k < 300; k++ { // past the snapshot threshold: joiners need a snapshot
-		id, seq, err := s.Put(jobs.PutRequest{TTR: time.Minute, Wire: []byte(fmt.Sprintf("m%d\r\n", k))})
+		id, seq, err := s.Put(jobs.PutRequest{TTR: time.Minute, Owned: []byte(fmt.Sprintf("m%d", k))})
 		require.NoError(t, err)
 		require.NoError(t, waitCommitted(t, q, seq))
 		last = id
@@ -124,7 +124,7 @@ func TestClusterMembership(t *testing.T) {
 	require.NoError(t, ln.AddVoter(c.nodes[ni].id, string(c.nodes[ni].addr)))
 	waitFor(t, "the new node to catch up", func() bool { return sameImage(c.image(li), c.image(ni)) })
 	assert.Len(t, ln.Stats().Peers, 4)
-	assert.Equal(t, "m299\r\n", string(c.image(ni)[last].Body))
+	assert.Equal(t, "m299", string(c.image(ni)[last].Body))
 	assert.Positive(t, c.node(ni).Stats().LastSnapshotIndex, "caught up from an installed snapshot")
 
 	// A follower loses its disk: out, wiped, back in.
@@ -135,12 +135,12 @@ func TestClusterMembership(t *testing.T) {
 	c.start(fi, nil)
 	require.Empty(t, c.image(fi))
 	require.NoError(t, ln.AddVoter(c.nodes[fi].id, string(c.nodes[fi].addr)))
-	id, seq, err := s.Put(jobs.PutRequest{TTR: time.Minute, Wire: []byte("after\r\n")})
+	id, seq, err := s.Put(jobs.PutRequest{TTR: time.Minute, Owned: []byte("after")})
 	require.NoError(t, err)
 	require.NoError(t, waitCommitted(t, q, seq))
 	waitFor(t, "the wiped node to catch up", func() bool {
 		img := c.image(fi)
-		return string(img[id].Body) == "after\r\n" && sameImage(c.image(li), img)
+		return string(img[id].Body) == "after" && sameImage(c.image(li), img)
 	})
 	assert.Len(t, ln.Stats().Peers, 4)
 }
@@ -198,8 +198,8 @@ func runModel(t *testing.T, seed int64, dur time.Duration) {
 		}
 		switch r := rng.Intn(10); {
 		case r < 6 || len(m.live) == 0:
-			body := fmt.Sprintf("s%d-%d\r\n", seed, k)
-			id, seq, err := s.Put(jobs.PutRequest{Pri: uint32(rng.Intn(3)), TTR: time.Hour, Wire: []byte(body)})
+			body := fmt.Sprintf("s%d-%d", seed, k)
+			id, seq, err := s.Put(jobs.PutRequest{Pri: uint32(rng.Intn(3)), TTR: time.Hour, Owned: []byte(body)})
 			if err == nil {
 				err = waitCommitted(t, q, seq)
 			}
@@ -254,7 +254,7 @@ func runModel(t *testing.T, seed int64, dur time.Duration) {
 				}
 			}
 			if err == nil { // the job may be an unacknowledged put that made it
-				m.deleted[d.ID] = string(d.Wire())
+				m.deleted[d.ID] = string(d.Body())
 				delete(m.live, d.ID)
 				delete(m.held, d.ID)
 				m.acked++
@@ -273,9 +273,9 @@ func runModel(t *testing.T, seed int64, dur time.Duration) {
 	_, q = c.leader()
 	s = q.NewSession(nil)
 	for {
-		id, seq, err := s.Put(jobs.PutRequest{TTR: time.Second, Wire: []byte("final\r\n")})
+		id, seq, err := s.Put(jobs.PutRequest{TTR: time.Second, Owned: []byte("final")})
 		if err == nil && waitCommitted(t, q, seq) == nil {
-			m.live[id] = "final\r\n"
+			m.live[id] = "final"
 			break
 		}
 		_, q = c.leader()
@@ -412,7 +412,7 @@ func TestClusterWipedNodesDoNotBootstrap(t *testing.T) {
 	s := q.NewSession(nil)
 	var ids []uint64
 	for k := 0; k < 20; k++ {
-		id, seq, err := s.Put(jobs.PutRequest{TTR: time.Minute, Wire: []byte(fmt.Sprintf("w%d\r\n", k))})
+		id, seq, err := s.Put(jobs.PutRequest{TTR: time.Minute, Owned: []byte(fmt.Sprintf("w%d", k))})
 		require.NoError(t, err)
 		require.NoError(t, waitCommitted(t, q, seq))
 		ids = append(ids, id)

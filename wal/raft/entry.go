@@ -23,7 +23,8 @@ import (
 //	    state byte: 1 ready, 2 reserved, 3 delayed, 4 buried
 //	    uvarint pri, varint delay, varint ttr, varint created, varint deadline,
 //	    uvarint reserves, timeouts, releases, buries, kicks
-//	  put only: uvarint len(tube), tube, uvarint len(body), body
+//	  put only: uvarint len(tube), tube, uvarint len(body)+2, body, "\r\n"
+//	    (the CRLF is on disk though jobs.Record.Body, the job data, lacks it)
 //
 // The fields are those of wal's records, but the numbers are this format's
 // own (pinned here, not jobs' constants), a reserved state is legal (raft
@@ -97,7 +98,7 @@ func encodeEntry(recs []jobs.Record, sizeHint int) []byte {
 
 // recordSizeHint is about len(appendRecord(nil, rec)), never less.
 func recordSizeHint(rec *jobs.Record) int {
-	return 1 + 10 + 1 + 5 + 4*10 + 5*5 + 2*5 + len(rec.Tube) + len(rec.Body) + 10*len(rec.IDs)
+	return 1 + 10 + 1 + 5 + 4*10 + 5*5 + 2*5 + len(rec.Tube) + fields.BodyFieldLen(len(rec.Body)) + 10*len(rec.IDs)
 }
 
 // decodeEntry calls fn for each record of the entry data b. Tube and Body
@@ -180,8 +181,9 @@ func (d *decoder) record(r *jobs.Record) {
 	} else {
 		d.Fail()
 	}
-	if tube, body := d.Job(r); r.Kind == jobs.RecPut {
-		if n := len(body); d.Err == nil && (len(tube) == 0 || len(tube) > jobs.MaxTubeName || n < 2 || body[n-2] != '\r' || body[n-1] != '\n') {
+	if tube, field := d.Job(r); r.Kind == jobs.RecPut {
+		body, framed := fields.Unframe(field)
+		if d.Err == nil && (len(tube) == 0 || len(tube) > jobs.MaxTubeName || !framed) {
 			d.Fail()
 		}
 		r.Tube = string(tube)
@@ -189,7 +191,8 @@ func (d *decoder) record(r *jobs.Record) {
 			r.Body = d.bodies(r.ID, body)
 		}
 		if r.Body == nil {
-			r.Body = append([]byte(nil), body...)
+			r.Body = make([]byte, len(body)) // exactly the data: not nil, even when empty
+			copy(r.Body, body)
 		}
 	}
 }

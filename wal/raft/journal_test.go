@@ -80,7 +80,7 @@ func (f *fakeFuture) Index() uint64         { return 0 }
 func (f *fakeFuture) Response() interface{} { return nil }
 
 func putRec(id uint64) jobs.Record {
-	return jobs.Record{Kind: jobs.RecPut, ID: id, Tube: "default", State: jobs.Ready, TTR: time.Second, Body: []byte("x\r\n")}
+	return jobs.Record{Kind: jobs.RecPut, ID: id, Tube: "default", State: jobs.Ready, TTR: time.Second, Body: []byte("x")}
 }
 
 func waitFor(t *testing.T, what string, cond func() bool) {
@@ -168,7 +168,7 @@ func TestJournalLeadershipLost(t *testing.T) {
 // records, but always at least one.
 func TestJournalMaxBytes(t *testing.T) {
 	r := newFakeRaft(t, true)
-	one := recordSizeHint(&jobs.Record{Tube: "default", Body: []byte("x\r\n")})
+	one := recordSizeHint(&jobs.Record{Tube: "default", Body: []byte("x")})
 	j := newJournal(r, 3*one, 8, time.Second, nil)
 	defer closeJournal(r, j)
 	_, _ = j.Append(putRec(1))
@@ -215,7 +215,7 @@ func TestJournalSharesBodies(t *testing.T) {
 	assert.Nil(t, j.takeBody(3, rec.Body), "never appended")
 	_, err = j.Append(putRec(4))
 	require.NoError(t, err)
-	assert.Nil(t, j.takeBody(4, []byte("other\r\n")), "different bytes: copy")
+	assert.Nil(t, j.takeBody(4, []byte("other")), "different bytes: copy")
 }
 
 // TestSignal: every waiter taken before a fire is woken by it; a wait taken

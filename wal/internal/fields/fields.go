@@ -15,7 +15,11 @@ import (
 
 // AppendJob appends what a put or update record carries after its state
 // byte: priority, delay, TTR, creation time, deadline, the five counters
-// and, for a put, the tube and the body (each preceded by its length).
+// and, for a put, the tube and the body (each preceded by its length). The
+// body field is framed as the protocol frames it: rec.Body (the bare data)
+// followed by "\r\n", the length counting both. Both logs have always
+// stored it so (the queue once kept bodies framed in memory too); the CRLF
+// is appended here, never by copying the body.
 func AppendJob(dst []byte, rec *jobs.Record) []byte {
 	dst = binary.AppendUvarint(dst, uint64(rec.Pri))
 	dst = binary.AppendVarint(dst, int64(rec.Delay))
@@ -28,15 +32,34 @@ func AppendJob(dst []byte, rec *jobs.Record) []byte {
 	if rec.Kind == jobs.RecPut {
 		dst = binary.AppendUvarint(dst, uint64(len(rec.Tube)))
 		dst = append(dst, rec.Tube...)
-		dst = binary.AppendUvarint(dst, uint64(len(rec.Body)))
+		dst = binary.AppendUvarint(dst, uint64(len(rec.Body)+len(crlf)))
 		dst = append(dst, rec.Body...)
+		dst = append(dst, crlf...)
 	}
 	return dst
 }
 
+// crlf ends a body field (see AppendJob).
+const crlf = "\r\n"
+
+// BodyFieldLen is the length of the body field AppendJob writes for a body
+// of n bytes.
+func BodyFieldLen(n int) int { return n + len(crlf) }
+
+// Unframe returns the job data of a body field as Reader.Job returns it (a
+// view, capped), and whether the field ends in the "\r\n" AppendJob adds.
+func Unframe(field []byte) (data []byte, ok bool) {
+	n := len(field) - len(crlf)
+	if n < 0 || field[n] != '\r' || field[n+1] != '\n' {
+		return nil, false
+	}
+	return field[:n:n], true
+}
+
 // Job reads what AppendJob writes into r (whose Kind is set), but for a
-// put's tube and body, which it returns as views of B (nil for an update).
-// The caller checks them and Err.
+// put's tube and body field, which it returns as views of B (nil for an
+// update); the body field still ends in "\r\n" (see Unframe). The caller
+// checks them and Err.
 func (d *Reader) Job(r *jobs.Record) (tube, body []byte) {
 	r.Pri = d.Uint32()
 	r.Delay = time.Duration(d.Varint())
