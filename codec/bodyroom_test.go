@@ -22,10 +22,13 @@ func directDecode(t *testing.T, r *rand.Rand, maxJob uint32, in []byte, maxPiece
 		if len(f.pending) == 0 && f.d.InBody() {
 			left := f.d.BodyLeft()
 			require.Positive(t, left)
-			room := f.d.BodyRoom(min(k, left))
+			room, trail := f.d.BodyRooms(min(k, left))
 			require.NotEmpty(t, room)
 			require.LessOrEqual(t, len(room), min(k, left))
 			n := copy(room, in)
+			if n == len(room) && r.IntN(2) == 0 {
+				n += copy(trail, in[n:]) // as readv fills both rooms
+			}
 			in = in[n:]
 			if cmd, ok := f.d.Absorb(n); ok {
 				f.cmds = append(f.cmds, checked(t, cmd))
@@ -80,7 +83,7 @@ func TestBodyRoomOutsideABody(t *testing.T) {
 	assert.Nil(t, d.BodyRoom(0))
 	room := d.BodyRoom(100)
 	require.Len(t, room, 2, "the data's room only")
-	assert.Panics(t, func() { d.Absorb(3) })
+	assert.Panics(t, func() { d.Absorb(5) }) // past the data and its CRLF
 	copy(room, "cd")
 	_, ok = d.Absorb(2)
 	require.False(t, ok, "the CRLF is still due")
@@ -144,4 +147,43 @@ func TestBodyCRLFSplitAnyWay(t *testing.T) {
 			require.Equal(t, OpStats, next.Op, "no resync: the line after the two bytes")
 		}
 	}
+}
+
+func TestBodyRoomsTakeTheDataAndItsCRLFInOneRead(t *testing.T) {
+	d := NewDecoder(100)
+	_, n, ok := d.Decode([]byte("put 0 0 1 4\r\nab"))
+	require.True(t, ok)
+	_, _, ok = d.Decode([]byte("put 0 0 1 4\r\nab")[n:])
+	require.False(t, ok)
+
+	data, trail := d.BodyRooms(1)
+	require.Len(t, data, 1)
+	assert.Nil(t, trail, "the room does not reach the end of the data")
+	data, trail = d.BodyRooms(100)
+	require.Len(t, data, 2)
+	require.Len(t, trail, 2, "the data ends in this room: the CRLF's room comes with it")
+	copy(data, "cd")
+	trail[0] = '\r'
+	_, ok = d.Absorb(3) // the data and half the CRLF
+	require.False(t, ok)
+	assert.Equal(t, 1, d.BodyLeft())
+	data, trail = d.BodyRooms(100)
+	require.Len(t, data, 1)
+	assert.Nil(t, trail)
+	data[0] = '\n'
+	cmd, ok := d.Absorb(1)
+	require.True(t, ok)
+	require.NoError(t, cmd.Err)
+	assert.Equal(t, "abcd", string(cmd.Body))
+
+	// A wrong trailer read together with the data is the same error Decode gives.
+	_, n, ok = d.Decode([]byte("put 0 0 1 2\r\n"))
+	require.True(t, ok)
+	data, trail = d.BodyRooms(100)
+	copy(data, "xy")
+	copy(trail, "XY")
+	cmd, ok = d.Absorb(4)
+	require.True(t, ok)
+	assert.ErrorIs(t, cmd.Err, ErrExpectedCRLF)
+	assert.True(t, d.Idle())
 }

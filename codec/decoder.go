@@ -232,31 +232,46 @@ func (d *Decoder) BodyLeft() int {
 // for what is still due of the CRLF after it. It returns nil unless InBody. A caller that
 // reads the body from its source straight into this buffer (skipping a copy through its own
 // input buffer) must have consumed everything it passed to Decode first, and reports the bytes
-// it wrote with Absorb before any other call. The room never spans data and CRLF, so a caller
-// reading the whole body this way asks for room again for the CRLF (or leaves it to Decode).
+// it wrote with Absorb before any other call.
 func (d *Decoder) BodyRoom(max int) []byte {
+	data, _ := d.BodyRooms(max)
+	return data
+}
+
+// BodyRooms is BodyRoom, plus the room for the CRLF when the first room ends the job data: a
+// caller reading with one vectored read (readv) fills data, then trail, and reports the total
+// to Absorb, so that the whole rest of a body takes one read. trail is nil otherwise.
+func (d *Decoder) BodyRooms(max int) (data, trail []byte) {
 	if d.state != stateBody || max <= 0 {
-		return nil
+		return nil, nil
 	}
 	if d.filled < d.want {
 		d.growBody(max)
-		return d.body[d.filled:min(len(d.body), d.filled+max)]
+		data = d.body[d.filled:min(len(d.body), d.filled+max)]
+		if d.filled+len(data) == d.want {
+			trail = d.trail[d.tail:]
+		}
+		return data, trail
 	}
-	return d.trail[d.tail:min(len(d.trail), d.tail+max)]
+	return d.trail[d.tail:min(len(d.trail), d.tail+max)], nil
 }
 
-// Absorb takes n bytes written at the start of BodyRoom's buffer as received. Once the body is
-// complete it returns the put, exactly as Decode would have (ok); until then ok is false.
+// Absorb takes n bytes written at the start of the room BodyRoom gave, or BodyRooms' two rooms
+// in order, as received. Once the body is complete it returns the put, exactly as Decode would
+// have (ok); until then ok is false.
 func (d *Decoder) Absorb(n int) (cmd Command, ok bool) {
 	if d.state != stateBody || n <= 0 {
 		return Command{}, false
 	}
 	if d.filled < d.want {
-		if d.filled+n > len(d.body) {
+		k := min(n, d.want-d.filled)
+		if d.filled+k > len(d.body) || n-k > len(d.trail)-d.tail {
 			panic("codec: Absorb past the room BodyRoom gave")
 		}
-		d.filled += n
-		return Command{}, false // the CRLF is still due
+		d.filled += k
+		if n -= k; n == 0 {
+			return Command{}, false // the CRLF is still due
+		}
 	}
 	if d.tail+n > len(d.trail) {
 		panic("codec: Absorb past the room BodyRoom gave")

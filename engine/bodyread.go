@@ -23,9 +23,9 @@ const directBodyMin = 4 << 10
 // pullBody reads the rest of a pending put body from the socket, while it
 // is large and the socket has bytes, and executes the put once its body is
 // complete. Call it only when the transport has no buffered input left.
-// The decoder's room never spans the data and the CRLF after it (it keeps
-// the data alone), so the CRLF takes a read of its own here, or arrives
-// through gnet and Decode if the socket has not got it yet.
+// The read that reaches the end of the data also takes the CRLF after it
+// (readv into the decoder's two rooms), so a body arriving whole costs one
+// system call.
 func (cn *conn) pullBody() {
 	rx := cn.rx
 	left := rx.dec.BodyLeft()
@@ -39,8 +39,15 @@ func (cn *conn) pullBody() {
 		// At most a peek window per read: the body's buffer grows as
 		// bytes arrive, so a client announcing a huge body and sending
 		// little holds little (the decoder's eagerBody rule).
-		room := rx.dec.BodyRoom(min(left, peekWindow))
-		n, err := unix.Read(int(cn.fd), room)
+		data, trail := rx.dec.BodyRooms(min(left, peekWindow))
+		var n int
+		var err error
+		if trail == nil {
+			n, err = unix.Read(int(cn.fd), data)
+		} else {
+			iov := [2][]byte{data, trail}
+			n, err = unix.Readv(int(cn.fd), iov[:])
+		}
 		if n <= 0 || err != nil {
 			return // nothing yet (EAGAIN), or an end gnet's read will see too
 		}
@@ -54,7 +61,7 @@ func (cn *conn) pullBody() {
 			}
 			return
 		}
-		if n < len(room) {
+		if n < len(data)+len(trail) {
 			return // the socket is most likely empty: let the poller say when it is not
 		}
 	}
