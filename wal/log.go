@@ -37,7 +37,12 @@ type Log struct {
 	lock *dirLock
 	hook hooks
 
-	// Writer-owned (Open and Close own them while no writer runs).
+	// stepMu is held by whoever runs a writer step: the writer goroutine,
+	// or an inline committer (inline.go).
+	stepMu sync.Mutex
+
+	// Writer-owned: owned by the holder of stepMu (Open and Close own them
+	// while no writer runs).
 	store     store
 	wbatch    twal.Batch
 	scratch   []byte

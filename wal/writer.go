@@ -19,14 +19,23 @@ func (l *Log) runWriter() {
 	for {
 		select {
 		case <-l.wake:
+			// An inline step running (inline.go) does this work, and
+			// wakes us again if it leaves any.
+			if !l.stepMu.TryLock() {
+				continue
+			}
 		case <-l.syncC:
+			l.stepMu.Lock()
 			l.syncC, l.syncStop = nil, nil
 			l.syncDue = true
 		case <-l.stopWriter:
+			l.stepMu.Lock()
 			l.shutdown()
+			l.stepMu.Unlock()
 			return
 		}
 		l.step()
+		l.stepMu.Unlock()
 	}
 }
 
