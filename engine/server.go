@@ -158,7 +158,6 @@ func (s *Server) gnetOptions() []gnet.Option {
 	opts := []gnet.Option{
 		gnet.WithTCPNoDelay(gnet.TCPDelay),
 		gnet.WithLogger(gnetLogger{s.log}),
-		gnet.WithReadBufferCap(16 << 10),
 	}
 	if s.cfg.EventLoops > 0 {
 		opts = append(opts, gnet.WithNumEventLoop(s.cfg.EventLoops))
