@@ -37,7 +37,7 @@ func TestLargePutBodyArrivingLaterIsReadIntoTheJob(t *testing.T) {
 	s := startServer(t, oneLoop)
 	rc := dial(t, s)
 	r := rand.New(rand.NewPCG(1, 2))
-	for _, size := range []int{directBodyMin, 20000, 65535, 300000} {
+	for _, size := range []int{directBodyMin, 20000, 65535, 300000, 1<<20 - 1} {
 		body := bigBody(r, size)
 		for _, head := range []int{0, 1, 100, directBodyMin - 1} {
 			// The put line and the first head bytes of the body, then a
