@@ -2,12 +2,14 @@ package engine
 
 import (
 	"fmt"
+	"os"
 	"runtime"
 	"testing"
 
 	"github.com/rs/zerolog"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
 
 	"github.com/stalkd/stalkd/jobs"
 	"github.com/stalkd/stalkd/wal"
@@ -23,11 +25,27 @@ func openF0(t *testing.T, dir string) (*wal.Log, *jobs.Queue) {
 	return l, jq
 }
 
+// diskDir is a temporary directory on a filesystem whose fsync takes real
+// time: the lone client is marked alone by a commit round that finds it
+// waiting, which a tmpfs fsync (instant) can finish before the client
+// registers. On tmpfs it falls back to a directory beside the package.
+func diskDir(t *testing.T) string {
+	dir := t.TempDir()
+	var st unix.Statfs_t
+	if err := unix.Statfs(dir, &st); err != nil || st.Type != unix.TMPFS_MAGIC {
+		return dir
+	}
+	dir, err := os.MkdirTemp(".", "inline-test-")
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = os.RemoveAll(dir) })
+	return dir
+}
+
 // A lone -f0 client over TCP: every put is acknowledged, some of them by a
 // commit the event loop ran itself, and all of them are in the journal
 // after a restart.
 func TestLoneClientF0PutsCommitInlineAndSurviveRestart(t *testing.T) {
-	dir := t.TempDir()
+	dir := diskDir(t)
 	l, jq := openF0(t, dir)
 	s := startBackend(t, Backend{Queue: jq}, func(c *Config) { c.EventLoops = 1 })
 	c := dial(t, s)
@@ -59,7 +77,7 @@ func TestLoneClientF0PutsCommitInlineAndSurviveRestart(t *testing.T) {
 // before the loop has served what is in its sockets.
 func TestTwoF0ClientsShareFsyncs(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
-	dir := t.TempDir()
+	dir := diskDir(t)
 	l, jq := openF0(t, dir)
 	defer l.Close()
 	s := startBackend(t, Backend{Queue: jq}, func(c *Config) { c.EventLoops = 1 })
