@@ -62,22 +62,9 @@ func (l *Log) CommitInline(seq uint64) bool {
 
 // inlineStep is step without the writer's housekeeping. stepMu held.
 func (l *Log) inlineStep() {
-	batch := l.take(false)
-	if err := l.writeAll(batch); err != nil {
-		l.fail(err)
+	if !l.commitBatch() {
 		return
 	}
-	if err := l.syncPolicy(); err != nil {
-		l.fail(err)
-		return
-	}
-	l.publish()
-	l.noteTail()
-	l.recycle(batch)
 	l.metrics.inline.Add(1)
-	l.mu.Lock()
-	if l.compactNeeded() {
-		signal(l.compactWake)
-	}
-	l.mu.Unlock()
+	l.askCompaction()
 }

@@ -98,13 +98,7 @@ func TestCommitInlineDefersToARunningStep(t *testing.T) {
 	require.NoError(t, err)
 	// The writer takes "first" and waits in its fsync; wait until it holds
 	// the step.
-	require.Eventually(t, func() bool {
-		if !h.l.stepMu.TryLock() {
-			return true
-		}
-		h.l.stepMu.Unlock()
-		return false
-	}, 30*time.Second, time.Millisecond)
+	waitStepHeld(t, h.l)
 	_, second, err := h.q.put("default", 0, 0, "second")
 	require.NoError(t, err)
 	assert.False(t, h.l.CommitInline(second))
@@ -130,13 +124,7 @@ func TestCommitInlineLeavesLaterRecordsToTheWriter(t *testing.T) {
 	done := make(chan bool)
 	go func() { done <- h.l.CommitInline(first) }()
 	// The inline step waits in its fsync, holding the step.
-	require.Eventually(t, func() bool {
-		if !h.l.stepMu.TryLock() {
-			return true
-		}
-		h.l.stepMu.Unlock()
-		return false
-	}, 30*time.Second, time.Millisecond)
+	waitStepHeld(t, h.l)
 	h.unpark()
 	_, second, err := h.q.put("default", 0, 0, "second")
 	require.NoError(t, err)
@@ -166,4 +154,17 @@ func TestCommitInlineDeclinesWhenNotRunning(t *testing.T) {
 	h.l.Close()
 	assert.False(t, h.l.CommitInline(seq), "closed")
 	h.l = nil
+}
+
+// waitStepHeld returns once some goroutine holds l's step (the writer or an
+// inline caller parked in a gated fsync).
+func waitStepHeld(t *testing.T, l *Log) {
+	t.Helper()
+	require.Eventually(t, func() bool {
+		if !l.stepMu.TryLock() {
+			return true
+		}
+		l.stepMu.Unlock()
+		return false
+	}, 30*time.Second, time.Millisecond)
 }

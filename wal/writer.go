@@ -43,23 +43,35 @@ func (l *Log) step() {
 	l.mu.Lock()
 	failed := l.failed != nil
 	l.mu.Unlock()
-	if failed {
+	if failed || !l.commitBatch() {
 		return
 	}
+	l.serveTruncate()
+	l.retryReserve(false)
+	l.askCompaction()
+}
+
+// commitBatch writes everything pending, fsyncs as the policy says and
+// publishes Committed: the part of a step an inline commit shares with the
+// writer. It reports false once the log has failed. stepMu held.
+func (l *Log) commitBatch() bool {
 	batch := l.take(false)
 	if err := l.writeAll(batch); err != nil {
 		l.fail(err)
-		return
+		return false
 	}
 	if err := l.syncPolicy(); err != nil {
 		l.fail(err)
-		return
+		return false
 	}
 	l.publish()
 	l.noteTail()
 	l.recycle(batch)
-	l.serveTruncate()
-	l.retryReserve(false)
+	return true
+}
+
+// askCompaction wakes the compactor when the log has grown enough.
+func (l *Log) askCompaction() {
 	l.mu.Lock()
 	if l.compactNeeded() {
 		signal(l.compactWake)
