@@ -2,6 +2,9 @@
 GO        ?= go
 BIN       ?= bin
 FUZZTIME  ?= 10s
+# How long the fuzzer may spend shrinking each new interesting input (Go's
+# default, 60s, would eat a short FUZZTIME whole).
+FUZZMINTIME ?= 2s
 # Extra stalkd-bench flags for compare: make compare BENCHFLAGS=--heavy
 BENCHFLAGS ?=
 PKGS      := ./...
@@ -53,7 +56,7 @@ unit:
 fuzz:
 	@for t in $$($(GO) test ./fuzz -list '^Fuzz' | grep '^Fuzz'); do \
 		echo "fuzz $$t for $(FUZZTIME)"; \
-		$(GO) test ./fuzz -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) || exit 1; \
+		$(GO) test ./fuzz -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINTIME) || exit 1; \
 	done
 
 # Go micro-benchmarks: codec, queue, timing wheel, with allocations.
