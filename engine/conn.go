@@ -285,7 +285,6 @@ func (cn *conn) tooMuchInbound() bool {
 // flush writes the replies that may be sent, in one write, and updates the
 // connection's registrations. It returns Close once a quit may take effect.
 func (cn *conn) flush() gnet.Action {
-	cn.commitInline()
 	for {
 		if !cn.held.empty() {
 			cn.out = cn.held.release(cn.out, cn.srv.queue)
@@ -313,32 +312,6 @@ func (cn *conn) flush() gnet.Action {
 		return gnet.Close
 	}
 	return gnet.None
-}
-
-// commitInline commits the journal records this connection's held replies
-// wait for on the event loop itself, when the connection is the lone client
-// waiting for commits (registry.alone): then the replies go out in this
-// callback, with no hand-off to the journal's writer and back. It blocks the
-// loop for the write and fsync, which costs the other connections of the
-// loop nothing while none of them waits for a commit; as soon as one does,
-// the writer's group commit takes over again. The journal declines when its
-// writer is busy (the replies then wait as usual) or its policy is -f N.
-// Called between commands, with no queue lock held.
-func (cn *conn) commitInline() {
-	if cn.held.empty() || cn.srv.stopping.Load() {
-		return
-	}
-	seq := cn.held.lastSeq()
-	if seq == 0 {
-		return
-	}
-	if done, err := cn.srv.queue.Committed(seq); done || err != nil {
-		return
-	}
-	if !cn.srv.reg.alone(cn) {
-		return
-	}
-	cn.srv.queue.CommitInline(seq)
 }
 
 // track keeps the registry's view of this connection current.

@@ -48,16 +48,6 @@ func (h *heldReplies) addPending(seq uint64, fail string, b []byte) {
 	h.entries = append(h.entries, heldEntry{seq: seq, fail: fail, end: len(h.buf)})
 }
 
-// lastSeq is the highest journal sequence number the held replies wait
-// for (0: none).
-func (h *heldReplies) lastSeq() uint64 {
-	var seq uint64
-	for i := range h.entries {
-		seq = max(seq, h.entries[i].seq)
-	}
-	return seq
-}
-
 // committer tells whether a journal sequence number is committed (see
 // jobs.Queue.Committed).
 type committer interface {

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"sync"
-	"sync/atomic"
 )
 
 // registry knows the open connections, and which of them need a nudge from
@@ -22,10 +21,6 @@ type registry struct {
 	all     []*conn
 	stalled map[*conn]struct{}
 	holding map[*conn]struct{}
-	// solo is the connection that was alone in the holding set at the last
-	// commit that found anyone there: while it stays alone it may commit
-	// inline (conn.commitInline). nil once a commit finds several.
-	solo atomic.Pointer[conn]
 
 	// nudgeKick tells the nudger that a connection needs polling.
 	nudgeKick chan struct{}
@@ -70,7 +65,6 @@ func (r *registry) remove(cn *conn) {
 	}
 	delete(r.stalled, cn)
 	delete(r.holding, cn)
-	r.solo.CompareAndSwap(cn, nil)
 	r.mu.Unlock()
 }
 
@@ -123,40 +117,15 @@ func (r *registry) wakeStalled() {
 
 // wakeHolding wakes every connection holding replies for a journal commit.
 // Called on every commit (Server.committed).
-//
-// It also notes whether the commit served one connection alone (solo):
-// one client waiting at a time gains nothing from the writer's batching.
 func (r *registry) wakeHolding() {
 	r.mu.Lock()
 	if len(r.holding) == 0 {
 		r.mu.Unlock()
 		return
 	}
-	var one *conn
-	if len(r.holding) == 1 {
-		for cn := range r.holding {
-			one = cn
-		}
-	}
-	r.solo.Store(one)
 	cs := collect(nil, r.holding)
 	r.mu.Unlock()
 	wakeAll(cs)
-}
-
-// alone reports whether cn may commit inline: the last commit that found
-// replies held served cn alone, and no other connection holds replies now.
-func (r *registry) alone(cn *conn) bool {
-	if r.solo.Load() != cn {
-		return false
-	}
-	r.mu.Lock()
-	n := len(r.holding)
-	if _, in := r.holding[cn]; in {
-		n--
-	}
-	r.mu.Unlock()
-	return n == 0
 }
 
 // wakeBusy wakes every connection that still has replies to write and

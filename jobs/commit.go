@@ -12,17 +12,3 @@ func (q *Queue) Subscribe(fn func()) {
 		q.journal.Subscribe(fn)
 	}
 }
-
-// CommitInline asks the journal to commit seq and everything before it on
-// the calling goroutine (see InlineCommitter) and reports whether seq is
-// committed. Without a journal that can, it does nothing and reports
-// whether seq is committed already. It may block for a write and an
-// fsync; the caller holds no lock of the queue (it is called between
-// commands, never inside one).
-func (q *Queue) CommitInline(seq uint64) bool {
-	if q.inline == nil {
-		done, err := q.Committed(seq)
-		return done && err == nil
-	}
-	return q.inline.CommitInline(seq)
-}

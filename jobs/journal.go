@@ -59,21 +59,6 @@ type IDSource interface {
 	EnsureNextID(next uint64)
 }
 
-// InlineCommitter is implemented by a journal that can commit on the
-// caller's goroutine instead of its own (package wal, under -f0 and -F):
-// a lone client's reply then goes out without two goroutine hand-offs.
-// New picks it up from Config.Journal by a type assertion; Queue.CommitInline
-// goes to it.
-type InlineCommitter interface {
-	// CommitInline commits every record appended so far on the calling
-	// goroutine (writing it, and syncing it as the policy says), fires the
-	// subscribers there, and reports whether seq is committed. It does
-	// nothing and reports false when it cannot (the journal's own goroutine
-	// is committing, or the policy does not allow it). It may block for a
-	// write and an fsync: never call it with a queue lock held.
-	CommitInline(seq uint64) bool
-}
-
 // Journal is the durability seam: package wal implements it; a queue without
 // one keeps everything in memory.
 //

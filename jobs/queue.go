@@ -24,8 +24,7 @@ type Config struct {
 type Queue struct {
 	clock      Clock
 	journal    Journal
-	ids        IDSource        // the journal, when it hands out ids itself
-	inline     InlineCommitter // the journal, when it can commit on the caller's goroutine
+	ids        IDSource // the journal, when it hands out ids itself
 	replicated bool
 
 	nextID   atomic.Uint64 // the next id to hand out
@@ -49,7 +48,6 @@ func New(cfg Config) *Queue {
 		q.clock = NewSystemClock()
 	}
 	q.ids, _ = cfg.Journal.(IDSource)
-	q.inline, _ = cfg.Journal.(InlineCommitter)
 	q.nextID.Store(1)
 	q.tubes.byName = make(map[string]*tube)
 	q.jobs.init()

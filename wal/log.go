@@ -37,12 +37,7 @@ type Log struct {
 	lock *dirLock
 	hook hooks
 
-	// stepMu is held by whoever runs a writer step: the writer goroutine,
-	// or an inline committer (inline.go).
-	stepMu sync.Mutex
-
-	// Writer-owned: owned by the holder of stepMu (Open and Close own them
-	// while no writer runs).
+	// Writer-owned (Open and Close own them while no writer runs).
 	store     store
 	wbatch    twal.Batch
 	scratch   []byte

@@ -16,7 +16,6 @@ var FsyncBuckets = []float64{0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01
 // walMetrics are the counters behind Metrics; safe for concurrent use.
 type walMetrics struct {
 	compactions atomic.Uint64
-	inline      atomic.Uint64 // steps run by CommitInline
 	fsyncs      atomic.Uint64
 	fsyncNanos  atomic.Int64
 	buckets     [16]atomic.Uint64 // per FsyncBuckets bound (not cumulative); the last is +Inf
@@ -40,7 +39,7 @@ func (m *walMetrics) compacted(ok bool) {
 	}
 }
 
-// syncStore fsyncs the current segment, timing it. Holder of stepMu only.
+// syncStore fsyncs the current segment, timing it. Writer goroutine only.
 func (l *Log) syncStore() error {
 	start := time.Now()
 	err := l.store.Sync()
@@ -63,9 +62,6 @@ type Metrics struct {
 	FsyncCounts []uint64
 	FsyncCount  uint64
 	FsyncSum    float64
-	// InlineCommits counts writer steps run by CommitInline on a caller's
-	// goroutine instead of the writer's. Since Open.
-	InlineCommits uint64
 }
 
 // Metrics returns the journal's figures. Safe for concurrent use; it takes
@@ -77,8 +73,6 @@ func (l *Log) Metrics() Metrics {
 		FsyncCount:  m.fsyncs.Load(),
 		FsyncSum:    time.Duration(m.fsyncNanos.Load()).Seconds(),
 		FsyncCounts: make([]uint64, len(FsyncBuckets)),
-
-		InlineCommits: m.inline.Load(),
 	}
 	var cum uint64
 	for i := range FsyncBuckets {

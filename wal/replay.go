@@ -18,15 +18,6 @@ func (l *Log) Replay(q *jobs.Queue) error {
 }
 
 func (l *Log) replay(q queue) error {
-	if err := l.restore(q); err != nil {
-		return err
-	}
-	l.start(q)
-	return nil
-}
-
-// restore is Replay without starting the goroutines.
-func (l *Log) restore(q queue) error {
 	l.mu.Lock()
 	if l.started || l.closing {
 		l.mu.Unlock()
@@ -62,17 +53,13 @@ func (l *Log) restore(q queue) error {
 	l.log.Info().Int("jobs", n).Uint64("next_id", next).Int("orphan_records", img.orphans).
 		Float64("took_ms", msSince(start)).Msg("jobs restored")
 
-	return nil
-}
-
-// start starts the writer and compaction goroutines.
-func (l *Log) start(q queue) {
 	l.mu.Lock()
 	l.running = true
 	l.mu.Unlock()
 	go l.runWriter()
 	go l.runCompactor(q)
 	signal(l.wake)
+	return nil
 }
 
 // Close stops compaction, writes and fsyncs everything appended, closes the

@@ -19,23 +19,14 @@ func (l *Log) runWriter() {
 	for {
 		select {
 		case <-l.wake:
-			// An inline step running (inline.go) does this work, and
-			// wakes us again if it leaves any.
-			if !l.stepMu.TryLock() {
-				continue
-			}
 		case <-l.syncC:
-			l.stepMu.Lock()
 			l.syncC, l.syncStop = nil, nil
 			l.syncDue = true
 		case <-l.stopWriter:
-			l.stepMu.Lock()
 			l.shutdown()
-			l.stepMu.Unlock()
 			return
 		}
 		l.step()
-		l.stepMu.Unlock()
 	}
 }
 
@@ -43,35 +34,23 @@ func (l *Log) step() {
 	l.mu.Lock()
 	failed := l.failed != nil
 	l.mu.Unlock()
-	if failed || !l.commitBatch() {
+	if failed {
 		return
 	}
-	l.serveTruncate()
-	l.retryReserve(false)
-	l.askCompaction()
-}
-
-// commitBatch writes everything pending, fsyncs as the policy says and
-// publishes Committed: the part of a step an inline commit shares with the
-// writer. It reports false once the log has failed. stepMu held.
-func (l *Log) commitBatch() bool {
 	batch := l.take(false)
 	if err := l.writeAll(batch); err != nil {
 		l.fail(err)
-		return false
+		return
 	}
 	if err := l.syncPolicy(); err != nil {
 		l.fail(err)
-		return false
+		return
 	}
 	l.publish()
 	l.noteTail()
 	l.recycle(batch)
-	return true
-}
-
-// askCompaction wakes the compactor when the log has grown enough.
-func (l *Log) askCompaction() {
+	l.serveTruncate()
+	l.retryReserve(false)
 	l.mu.Lock()
 	if l.compactNeeded() {
 		signal(l.compactWake)
