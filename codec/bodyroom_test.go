@@ -13,7 +13,7 @@ import (
 // directDecode decodes in as a server that reads large bodies straight into
 // the decoder's buffer does: the stream arrives in random pieces of up to
 // maxPiece bytes; whenever everything received is consumed and a body is
-// due, the next piece goes into BodyRoom and is reported with Absorb.
+// due, the next piece goes into BodyRooms and is reported with Absorb.
 func directDecode(t *testing.T, r *rand.Rand, maxJob uint32, in []byte, maxPiece int) []Command {
 	t.Helper()
 	f := newFeeder(t, maxJob)
@@ -70,7 +70,7 @@ func TestBodyRoomAndAbsorbDecodeAsDecodeDoes(t *testing.T) {
 func TestBodyRoomOutsideABody(t *testing.T) {
 	d := NewDecoder(100)
 	assert.Zero(t, d.BodyLeft())
-	assert.Nil(t, d.BodyRoom(10))
+	assert.Nil(t, dataRoom(d, 10))
 	_, ok := d.Absorb(3)
 	assert.False(t, ok)
 
@@ -80,22 +80,22 @@ func TestBodyRoomOutsideABody(t *testing.T) {
 	require.False(t, ok)
 	require.Equal(t, 2, m)
 	assert.Equal(t, 4, d.BodyLeft()) // "cd" and CRLF
-	assert.Nil(t, d.BodyRoom(0))
-	room := d.BodyRoom(100)
+	assert.Nil(t, dataRoom(d, 0))
+	room := dataRoom(d, 100)
 	require.Len(t, room, 2, "the data's room only")
 	assert.Panics(t, func() { d.Absorb(5) }) // past the data and its CRLF
 	copy(room, "cd")
 	_, ok = d.Absorb(2)
 	require.False(t, ok, "the CRLF is still due")
 	assert.Equal(t, 2, d.BodyLeft())
-	room = d.BodyRoom(100)
+	room = dataRoom(d, 100)
 	require.Len(t, room, 2, "the CRLF's room")
 	assert.Panics(t, func() { d.Absorb(3) })
 	room[0] = '\r'
 	_, ok = d.Absorb(1)
 	require.False(t, ok)
 	assert.Equal(t, 1, d.BodyLeft())
-	room = d.BodyRoom(100)
+	room = dataRoom(d, 100)
 	require.Len(t, room, 1)
 	room[0] = '\n'
 	cmd, ok := d.Absorb(1)
@@ -106,23 +106,23 @@ func TestBodyRoomOutsideABody(t *testing.T) {
 	assert.True(t, d.Idle())
 }
 
-// The CRLF after a body may arrive split between BodyRoom and Decode, in
+// The CRLF after a body may arrive split between BodyRooms and Decode, in
 // any way; a wrong byte in it is EXPECTED_CRLF, and the next line starts
 // right after the two bytes either way.
 func TestBodyCRLFSplitAnyWay(t *testing.T) {
 	for _, trailer := range []string{"\r\n", "\rX", "X\n", "\n\r", "XY"} {
-		for direct := 0; direct <= 2; direct++ { // CRLF bytes through BodyRoom, the rest through Decode
+		for direct := 0; direct <= 2; direct++ { // CRLF bytes through BodyRooms, the rest through Decode
 			d := NewDecoder(100)
 			in := []byte("put 0 0 1 3\r\n")
 			_, n, ok := d.Decode(in)
 			require.True(t, ok)
 			require.Equal(t, len(in), n)
-			copy(d.BodyRoom(3), "abc")
+			copy(dataRoom(d, 3), "abc")
 			_, ok = d.Absorb(3)
 			require.False(t, ok)
 			var cmd Command
 			for i := 0; i < direct; i++ {
-				room := d.BodyRoom(1)
+				room := dataRoom(d, 1)
 				require.Len(t, room, 1)
 				room[0] = trailer[i]
 				cmd, ok = d.Absorb(1)
@@ -186,4 +186,10 @@ func TestBodyRoomsTakeTheDataAndItsCRLFInOneRead(t *testing.T) {
 	require.True(t, ok)
 	assert.ErrorIs(t, cmd.Err, ErrExpectedCRLF)
 	assert.True(t, d.Idle())
+}
+
+// dataRoom is the first of BodyRooms' rooms.
+func dataRoom(d *Decoder, max int) []byte {
+	data, _ := d.BodyRooms(max)
+	return data
 }

@@ -226,21 +226,15 @@ func (d *Decoder) BodyLeft() int {
 	return d.want - d.filled + len(d.trail) - d.tail
 }
 
-// BodyRoom returns where the next bytes of the pending put body go, with room for at least one
-// and at most max further bytes: the unfilled part of the job data's buffer (which grows as it
-// does for Decode), never reaching past the data; once the data is complete, a small buffer
-// for what is still due of the CRLF after it. It returns nil unless InBody. A caller that
-// reads the body from its source straight into this buffer (skipping a copy through its own
-// input buffer) must have consumed everything it passed to Decode first, and reports the bytes
-// it wrote with Absorb before any other call.
-func (d *Decoder) BodyRoom(max int) []byte {
-	data, _ := d.BodyRooms(max)
-	return data
-}
-
-// BodyRooms is BodyRoom, plus the room for the CRLF when the first room ends the job data: a
-// caller reading with one vectored read (readv) fills data, then trail, and reports the total
-// to Absorb, so that the whole rest of a body takes one read. trail is nil otherwise.
+// BodyRooms returns where the next bytes of the pending put body go, with room for at least
+// one and at most max further bytes: data is the unfilled part of the job data's buffer (which
+// grows as it does for Decode), never reaching past the data; once the data is complete, a
+// small buffer for what is still due of the CRLF after it. When data ends the job data, trail
+// is the room for the CRLF after it, so that a caller reading with one vectored read (readv)
+// fills data, then trail; trail is nil otherwise. Both are nil unless InBody. A caller that
+// reads the body from its source straight into these buffers (skipping a copy through its own
+// input buffer) must have consumed everything it passed to Decode first, and reports the
+// bytes it wrote, in order, with Absorb before any other call.
 func (d *Decoder) BodyRooms(max int) (data, trail []byte) {
 	if d.state != stateBody || max <= 0 {
 		return nil, nil
@@ -256,9 +250,9 @@ func (d *Decoder) BodyRooms(max int) (data, trail []byte) {
 	return d.trail[d.tail:min(len(d.trail), d.tail+max)], nil
 }
 
-// Absorb takes n bytes written at the start of the room BodyRoom gave, or BodyRooms' two rooms
-// in order, as received. Once the body is complete it returns the put, exactly as Decode would
-// have (ok); until then ok is false.
+// Absorb takes n bytes written at the start of BodyRooms' rooms, in order, as received. Once
+// the body is complete it returns the put, exactly as Decode would have (ok); until then ok is
+// false.
 func (d *Decoder) Absorb(n int) (cmd Command, ok bool) {
 	if d.state != stateBody || n <= 0 {
 		return Command{}, false
@@ -266,7 +260,7 @@ func (d *Decoder) Absorb(n int) (cmd Command, ok bool) {
 	if d.filled < d.want {
 		k := min(n, d.want-d.filled)
 		if d.filled+k > len(d.body) || n-k > len(d.trail)-d.tail {
-			panic("codec: Absorb past the room BodyRoom gave")
+			panic("codec: Absorb past the room BodyRooms gave")
 		}
 		d.filled += k
 		if n -= k; n == 0 {
@@ -274,7 +268,7 @@ func (d *Decoder) Absorb(n int) (cmd Command, ok bool) {
 		}
 	}
 	if d.tail+n > len(d.trail) {
-		panic("codec: Absorb past the room BodyRoom gave")
+		panic("codec: Absorb past the room BodyRooms gave")
 	}
 	d.tail += n
 	if d.tail < len(d.trail) {

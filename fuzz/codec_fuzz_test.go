@@ -48,12 +48,12 @@ func FuzzDecoder(f *testing.F) {
 		for _, piece := range []int{1, 3, 1 + at%300, 4096} {
 			m := refModel{maxJob: maxJob}
 			require.Equal(t, want, m.run(data, piece), "reference model, reads of %d", piece)
-			require.Equal(t, want, decodeDirect(t, maxJob, data, piece), "body read into BodyRoom, reads of %d", piece)
+			require.Equal(t, want, decodeDirect(t, maxJob, data, piece), "body read into BodyRooms, reads of %d", piece)
 		}
 	})
 }
 
-// decodeDirect decodes data as a server that reads a pending body straight into BodyRoom
+// decodeDirect decodes data as a server that reads a pending body straight into BodyRooms
 // whenever it has consumed everything else: reads of up to piece bytes, each into the rooms
 // (data, then in the same read the CRLF after it) when a body is due, else through Decode.
 func decodeDirect(t *testing.T, maxJob uint32, data []byte, piece int) outcome {
