@@ -20,7 +20,7 @@ func statsCluster(t *testing.T, addr string) string {
 
 // TestStatsClusterStandalone: a single node answers state standalone.
 func TestStatsClusterStandalone(t *testing.T) {
-	srv := startLeader(t)
+	srv := startServer(t)
 	assert.Equal(t, `---
 id: ""
 state: standalone
@@ -39,7 +39,7 @@ peers: []
 // TestStatsClusterMember: a cluster member's document, as the hook gives it.
 func TestStatsClusterMember(t *testing.T) {
 	var calls atomic.Int32
-	srv := startLeader(t, func(c *Config) {
+	srv := startServer(t, func(c *Config) {
 		c.ClusterStats = func() ClusterInfo {
 			calls.Add(1)
 			return ClusterInfo{ID: "n1", State: "leader", Leader: "n1", LeaderAddr: "10.0.0.1:11310", Term: 3,

@@ -17,6 +17,8 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/stalkd/stalkd/engine"
+	"github.com/stalkd/stalkd/engine/front"
+	"github.com/stalkd/stalkd/engine/tlscert"
 	"github.com/stalkd/stalkd/jobs"
 	"github.com/stalkd/stalkd/wal/raft"
 )
@@ -144,13 +146,13 @@ func runCluster(o options, root zerolog.Logger) error {
 		return &exitError{exitWALDir, err}
 	}
 	ls.node.Store(node)
-	var fronts []*engine.Front
+	var fronts []*front.Front
 	for i, ln := range lns {
 		flog := root
 		if tlsConfig != nil && i == len(lns)-1 {
 			flog = root.With().Str("listener", "tls").Logger()
 		}
-		fronts = append(fronts, engine.StartFront(engine.FrontConfig{
+		fronts = append(fronts, front.StartFront(front.FrontConfig{
 			Listener: ln,
 			Leader: func(ctx context.Context) (string, uint64, error) {
 				li, err := node.LeaderAddr(ctx)
@@ -186,7 +188,7 @@ func raftTiming(d time.Duration) raft.Timing {
 
 // waitClusterSignal handles signals until one asks to stop: SIGUSR1 drains
 // this node's queues, SIGHUP (with --tls) reloads the certificate.
-func waitClusterSignal(sigs <-chan os.Signal, ls *leaderServer, certs *engine.CertFiles, log zerolog.Logger) {
+func waitClusterSignal(sigs <-chan os.Signal, ls *leaderServer, certs *tlscert.CertFiles, log zerolog.Logger) {
 	for {
 		switch sig := <-sigs; sig {
 		case syscall.SIGUSR1:

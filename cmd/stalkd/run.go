@@ -16,6 +16,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/stalkd/stalkd/engine"
+	"github.com/stalkd/stalkd/engine/tlscert"
 	"github.com/stalkd/stalkd/jobs"
 )
 
@@ -103,7 +104,7 @@ func prepare(o options, root zerolog.Logger) (*jobs.Queue, journal, error) {
 // server obeys (SIGUSR1, SIGTERM, SIGINT, and SIGHUP when there are TLS
 // certificates to reload) and loads the TLS settings. The channel is returned
 // even with an error: the caller stops it.
-func signalsAndTLS(o options) (chan os.Signal, *tls.Config, *engine.CertFiles, error) {
+func signalsAndTLS(o options) (chan os.Signal, *tls.Config, *tlscert.CertFiles, error) {
 	signal.Ignore(syscall.SIGPIPE)
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGUSR1, syscall.SIGTERM, syscall.SIGINT)

@@ -1,4 +1,4 @@
-package engine
+package embed
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/beanstalkd/go-beanstalk"
+	"github.com/stalkd/stalkd/engine"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -17,7 +18,7 @@ func TestEmbedServeBothWays(t *testing.T) {
 	q := openTest(t, Options{Dir: t.TempDir(), Logger: testLogger(t)})
 	ctx, cancel := context.WithTimeout(bg(), ioTimeout)
 	defer cancel()
-	srv, err := q.Serve(ctx, Config{Addr: "127.0.0.1:0", Logger: testLogger(t), EventLoops: 1})
+	srv, err := q.Serve(ctx, engine.Config{Addr: "127.0.0.1:0", Logger: testLogger(t), EventLoops: 1})
 	require.NoError(t, err)
 	assert.Same(t, q.Jobs(), srv.Queue())
 
@@ -58,6 +59,6 @@ func TestEmbedServeBothWays(t *testing.T) {
 	case <-time.After(ioTimeout):
 		t.Fatal("Close did not stop the server")
 	}
-	_, err = q.Serve(ctx, Config{Addr: "127.0.0.1:0"})
+	_, err = q.Serve(ctx, engine.Config{Addr: "127.0.0.1:0"})
 	assert.ErrorIs(t, err, ErrClosed)
 }

@@ -1,4 +1,4 @@
-package engine
+package embed
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/beanstalkd/go-beanstalk"
+	"github.com/stalkd/stalkd/engine"
 )
 
 // The embedded queue's latency and throughput: P producers put b.N jobs
@@ -86,7 +87,7 @@ func BenchmarkLoopbackLatency(b *testing.B) {
 	for _, sh := range benchShapes {
 		b.Run(sh.name, func(b *testing.B) {
 			q := openTest(b, Options{})
-			srv, err := q.Serve(context.Background(), Config{Addr: "127.0.0.1:0"})
+			srv, err := q.Serve(context.Background(), engine.Config{Addr: "127.0.0.1:0"})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -1,4 +1,4 @@
-package engine
+package embed
 
 import (
 	"context"
@@ -10,6 +10,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/stalkd/stalkd/engine"
+	"github.com/stalkd/stalkd/engine/enginetest"
 	"github.com/stalkd/stalkd/jobs"
 )
 
@@ -269,7 +271,7 @@ func TestEmbedErrors(t *testing.T) {
 	q.Jobs().SetDraining(false)
 
 	for _, o := range []Options{
-		{MaxJobSize: -1}, {MaxJobSize: MaxJobSizeLimit + 1}, {DefaultTTR: -1},
+		{MaxJobSize: -1}, {MaxJobSize: engine.MaxJobSizeLimit + 1}, {DefaultTTR: -1},
 		{SyncInterval: time.Second}, {NoSync: true},
 	} {
 		_, err := Open(o)
@@ -295,10 +297,10 @@ func TestEmbedCloseEndsBlockedCalls(t *testing.T) {
 	require.NoError(t, q.Close(), "Close is idempotent")
 }
 
-func openJournaled(t *testing.T) (*Queue, *fakeJournal) {
+func openJournaled(t *testing.T) (*Queue, *enginetest.Journal) {
 	o, err := Options{}.validate()
 	require.NoError(t, err)
-	j := &fakeJournal{}
+	j := &enginetest.Journal{}
 	q := start(o, jobs.New(jobs.Config{Journal: j}), nil, j.Subscribe)
 	t.Cleanup(func() { _ = q.Close() })
 	return q, j
@@ -315,8 +317,8 @@ func TestEmbedPutWaitsForCommit(t *testing.T) {
 		id, err := q.Put(bg(), "t", []byte("x"), PutOptions{})
 		res <- result{id, err}
 	}()
-	require.Eventually(t, func() bool { return j.appended() == 1 }, ioTimeout, time.Millisecond)
-	j.commit(0, nil) // a commit notification that does not cover it
+	require.Eventually(t, func() bool { return j.Appended() == 1 }, ioTimeout, time.Millisecond)
+	j.Commit(0, nil) // a commit notification that does not cover it
 	select {
 	case r := <-res:
 		t.Fatalf("Put returned before its record was committed: %+v", r)
@@ -328,7 +330,7 @@ func TestEmbedPutWaitsForCommit(t *testing.T) {
 	syncErr := make(chan error, 1)
 	go func() { syncErr <- q.Sync(bg()) }()
 
-	j.commit(2, nil)
+	j.Commit(2, nil)
 	r := <-res
 	require.NoError(t, r.err)
 	assert.NotZero(t, r.id)
@@ -347,8 +349,8 @@ func TestEmbedPutWaitsForCommit(t *testing.T) {
 		_, err := q.Put(bg(), "t", []byte("w"), PutOptions{})
 		res <- result{0, err}
 	}()
-	require.Eventually(t, func() bool { return j.appended() == 4 }, ioTimeout, time.Millisecond)
-	j.commit(3, disk)
+	require.Eventually(t, func() bool { return j.Appended() == 4 }, ioTimeout, time.Millisecond)
+	j.Commit(3, disk)
 	r = <-res
 	assert.ErrorIs(t, r.err, ErrJournal)
 	assert.ErrorIs(t, r.err, disk)

@@ -1,4 +1,4 @@
-package engine
+package memreturn
 
 import (
 	"runtime"
@@ -28,9 +28,9 @@ const (
 // Open and then served runs one watcher, not two.
 var memWatched sync.Map // *jobs.Queue -> struct{}
 
-// watchMemory starts the watcher of jq unless one runs; it stops when stop
+// Watch starts the watcher of jq unless one runs; it stops when stop
 // is closed.
-func watchMemory(jq *jobs.Queue, stop <-chan struct{}) {
+func Watch(jq *jobs.Queue, stop <-chan struct{}) {
 	if _, dup := memWatched.LoadOrStore(jq, struct{}{}); dup {
 		return
 	}
@@ -45,19 +45,19 @@ func watchMemory(jq *jobs.Queue, stop <-chan struct{}) {
 				return
 			case now := <-tk.C:
 				if m.observe(jq.HeldBytes(), now) {
-					giveBack()
+					GiveBack()
 				}
 			}
 		}
 	}()
 }
 
-// giveBack returns the freed heap to the operating system. Deleted jobs
+// GiveBack returns the freed heap to the operating system. Deleted jobs
 // and the buffers of closed connections wait in sync.Pools (package jobs
 // recycles jobs; gnet pools buffers), which a collection only
 // moves to a victim cache: the second collection, FreeOSMemory's, frees
 // them, and only then are their pages returned.
-func giveBack() {
+func GiveBack() {
 	runtime.GC()
 	debug.FreeOSMemory()
 }

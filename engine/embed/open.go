@@ -1,4 +1,4 @@
-package engine
+package embed
 
 import (
 	"context"
@@ -10,6 +10,9 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/stalkd/stalkd/engine"
+	"github.com/stalkd/stalkd/engine/internal/commit"
+	"github.com/stalkd/stalkd/engine/internal/memreturn"
 	"github.com/stalkd/stalkd/jobs"
 	"github.com/stalkd/stalkd/wal"
 )
@@ -57,15 +60,15 @@ type Options struct {
 // validate returns o with defaults filled in, or why it is unusable.
 func (o Options) validate() (Options, error) {
 	switch {
-	case o.MaxJobSize < 0 || o.MaxJobSize > MaxJobSizeLimit:
-		return o, fmt.Errorf("engine: MaxJobSize %d outside 0..%d", o.MaxJobSize, MaxJobSizeLimit)
+	case o.MaxJobSize < 0 || o.MaxJobSize > engine.MaxJobSizeLimit:
+		return o, fmt.Errorf("engine: MaxJobSize %d outside 0..%d", o.MaxJobSize, engine.MaxJobSizeLimit)
 	case o.SyncInterval < 0 || o.DefaultTTR < 0 || o.SegmentSize < 0:
 		return o, errors.New("engine: negative SyncInterval, DefaultTTR or SegmentSize")
 	case o.Dir == "" && (o.SyncInterval != 0 || o.NoSync || o.SegmentSize != 0 || o.Salvage):
 		return o, errors.New("engine: SyncInterval, NoSync, SegmentSize and Salvage need a Dir")
 	}
 	if o.MaxJobSize == 0 {
-		o.MaxJobSize = DefaultMaxJobSize
+		o.MaxJobSize = engine.DefaultMaxJobSize
 	}
 	if o.DefaultTTR == 0 {
 		o.DefaultTTR = DefaultTTR
@@ -89,7 +92,7 @@ type Queue struct {
 	opts    Options
 	jq      *jobs.Queue
 	log     *wal.Log // nil in memory
-	commits commitWaiter
+	commits commit.Waiter
 
 	producers sync.Pool // *lease: sessions for put, peek-*, kick, delete
 	reservers sync.Pool // *lease: sessions for reserve
@@ -104,7 +107,7 @@ type Queue struct {
 	closeErr  error
 
 	srvMu   sync.Mutex
-	servers []*Server
+	servers []*engine.Server
 }
 
 // Open creates a queue: in memory, or (with o.Dir) persistent, loading the
@@ -136,15 +139,15 @@ func Open(o Options) (*Queue, error) {
 // timers. subscribe is the journal's Subscribe (nil in memory).
 func start(o Options, jq *jobs.Queue, l *wal.Log, subscribe func(func())) *Queue {
 	q := &Queue{opts: o, jq: jq, log: l, closing: make(chan struct{}), runDone: make(chan struct{})}
-	q.commits.init(jq)
+	q.commits.Init(jq, ErrClosed)
 	if subscribe != nil {
-		subscribe(q.commits.notify)
+		subscribe(q.commits.Notify)
 	}
 	q.producers.New = func() any { return q.newLease() }
 	q.reservers.New = func() any { return q.newLease() }
 	ctx, cancel := context.WithCancel(context.Background())
 	q.stopRun = cancel
-	watchMemory(jq, q.closing)
+	memreturn.Watch(jq, q.closing)
 	go func() {
 		defer close(q.runDone)
 		jq.Run(ctx)
@@ -189,18 +192,18 @@ func (q *Queue) Close() error {
 // jobs. The Server serves q (its journal's commits and binlog figures
 // included); a zero cfg.MaxJobSize means the queue's. Stop the Server to
 // stop serving; Close stops it too.
-func (q *Queue) Serve(ctx context.Context, cfg Config) (*Server, error) {
+func (q *Queue) Serve(ctx context.Context, cfg engine.Config) (*engine.Server, error) {
 	if q.closed.Load() {
 		return nil, ErrClosed
 	}
 	if cfg.MaxJobSize == 0 {
 		cfg.MaxJobSize = uint32(q.opts.MaxJobSize)
 	}
-	b := Backend{Queue: q.jq}
+	b := engine.Backend{Queue: q.jq}
 	if q.log != nil {
 		b.BinlogStats = q.binlogStats
 	}
-	s, err := Listen(ctx, cfg)
+	s, err := engine.Listen(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -218,13 +221,13 @@ func (q *Queue) Serve(ctx context.Context, cfg Config) (*Server, error) {
 	return s, nil
 }
 
-func (q *Queue) binlogStats() BinlogStats {
+func (q *Queue) binlogStats() engine.BinlogStats {
 	s := q.log.Stats()
 	size := q.opts.SegmentSize
 	if size == 0 {
 		size = wal.DefaultSegmentSize
 	}
-	return BinlogStats{
+	return engine.BinlogStats{
 		OldestIndex: int64(s.OldestIndex), CurrentIndex: int64(s.CurrentIndex),
 		RecordsMigrated: s.Migrated, RecordsWritten: s.Written, MaxSize: size,
 	}

@@ -1,4 +1,4 @@
-package engine
+package embed
 
 import "github.com/stalkd/stalkd/jobs"
 

@@ -1,4 +1,4 @@
-package engine_test
+package embed_test
 
 import (
 	"context"
@@ -14,12 +14,13 @@ import (
 	"github.com/beanstalkd/go-beanstalk"
 
 	"github.com/stalkd/stalkd/engine"
+	"github.com/stalkd/stalkd/engine/embed"
 )
 
 // An in-process producer and consumer: Put returns the job's id, Reserve
 // blocks until a job is ready, and the job is deleted once done.
 func ExampleOpen() {
-	q, err := engine.Open(engine.Options{}) // in memory
+	q, err := embed.Open(embed.Options{}) // in memory
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -39,7 +40,7 @@ func ExampleOpen() {
 		}
 	}()
 
-	if _, err := q.Put(ctx, "emails", []byte("welcome mail to ada"), engine.PutOptions{TTR: time.Minute}); err != nil {
+	if _, err := q.Put(ctx, "emails", []byte("welcome mail to ada"), embed.PutOptions{TTR: time.Minute}); err != nil {
 		log.Fatal(err)
 	}
 	<-done
@@ -50,7 +51,7 @@ func ExampleOpen() {
 // error deletes the job, an error releases it with backoff (and buries it
 // on the fifth failure), a panic buries it.
 func ExampleQueue_StartWorker() {
-	q, err := engine.Open(engine.Options{})
+	q, err := embed.Open(embed.Options{})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -58,15 +59,15 @@ func ExampleQueue_StartWorker() {
 	ctx := context.Background()
 
 	handled := make(chan string)
-	w, err := q.StartWorker(func(ctx context.Context, job engine.Job) error {
+	w, err := q.StartWorker(func(ctx context.Context, job embed.Job) error {
 		handled <- strings.ToUpper(string(job.Body))
 		return nil
-	}, engine.WorkerOptions{Tubes: []string{"resize"}, Concurrency: 4})
+	}, embed.WorkerOptions{Tubes: []string{"resize"}, Concurrency: 4})
 	if err != nil {
 		log.Fatal(err)
 	}
 	for _, img := range []string{"cat.png"} {
-		if _, err := q.Put(ctx, "resize", []byte(img), engine.PutOptions{}); err != nil {
+		if _, err := q.Put(ctx, "resize", []byte(img), embed.PutOptions{}); err != nil {
 			log.Fatal(err)
 		}
 	}
@@ -90,11 +91,11 @@ func ExampleOpen_persistent() {
 	defer os.RemoveAll(dir)
 	ctx := context.Background()
 
-	q, err := engine.Open(engine.Options{Dir: dir})
+	q, err := embed.Open(embed.Options{Dir: dir})
 	if err != nil {
 		log.Fatal(err)
 	}
-	id, err := q.Put(ctx, "invoices", []byte("invoice 42"), engine.PutOptions{})
+	id, err := q.Put(ctx, "invoices", []byte("invoice 42"), embed.PutOptions{})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -102,7 +103,7 @@ func ExampleOpen_persistent() {
 		log.Fatal(err)
 	}
 
-	q, err = engine.Open(engine.Options{Dir: dir}) // the restart
+	q, err = embed.Open(embed.Options{Dir: dir}) // the restart
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -119,7 +120,7 @@ func ExampleOpen_persistent() {
 // wait for durability: if the client goes away or the deadline passes, the
 // handler answers at once.
 func ExampleQueue_Put_http() {
-	q, err := engine.Open(engine.Options{})
+	q, err := embed.Open(embed.Options{})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -133,7 +134,7 @@ func ExampleQueue_Put_http() {
 			http.Error(w, err.Error(), http.StatusRequestEntityTooLarge)
 			return
 		}
-		id, err := q.Put(ctx, "webhooks", body, engine.PutOptions{Pri: 100})
+		id, err := q.Put(ctx, "webhooks", body, embed.PutOptions{Pri: 100})
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusServiceUnavailable)
 			return
@@ -163,7 +164,7 @@ func ExampleQueue_Put_http() {
 // client (here github.com/beanstalkd/go-beanstalk) while the gateway keeps
 // putting in-process.
 func ExampleQueue_Serve() {
-	q, err := engine.Open(engine.Options{})
+	q, err := embed.Open(embed.Options{})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -176,7 +177,7 @@ func ExampleQueue_Serve() {
 	}
 	defer srv.Stop(ctx)
 
-	if _, err := q.Put(ctx, "thumbnails", []byte("photo-7.jpg"), engine.PutOptions{}); err != nil {
+	if _, err := q.Put(ctx, "thumbnails", []byte("photo-7.jpg"), embed.PutOptions{}); err != nil {
 		log.Fatal(err)
 	}
 

@@ -1,4 +1,4 @@
-package engine
+package listen
 
 import (
 	"context"
@@ -13,15 +13,15 @@ import (
 	"time"
 )
 
-// listenSpec is a parsed Config.Addr: what to give net.Listen.
-type listenSpec struct {
+// Spec is a parsed listen address (engine.Config.Addr): what to give net.Listen.
+type Spec struct {
 	network  string // "tcp" or "unix"
 	address  string // host:port with the port resolved, or the socket's path
 	unixPath string // set for Unix sockets
 }
 
 // String is the address as the operator wrote it, for messages.
-func (l listenSpec) String() string {
+func (l Spec) String() string {
 	if l.unixPath != "" {
 		return unixPrefix + l.unixPath
 	}
@@ -36,40 +36,40 @@ const unixPrefix = "unix:"
 // left behind by a dead process.
 const staleDialTimeout = time.Second
 
-// parseAddr turns Config.Addr into a listenSpec.
-func parseAddr(addr string) (listenSpec, error) {
+// Parse turns Config.Addr into a Spec.
+func Parse(addr string) (Spec, error) {
 	if p, ok := strings.CutPrefix(addr, unixPrefix); ok {
 		return parseUnix(p)
 	}
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
-		return listenSpec{}, fmt.Errorf("engine: listen address %q: %w", addr, err)
+		return Spec{}, fmt.Errorf("engine: listen address %q: %w", addr, err)
 	}
 	pn, err := net.LookupPort("tcp", port)
 	if err != nil {
-		return listenSpec{}, fmt.Errorf("engine: listen address %q: %w", addr, err)
+		return Spec{}, fmt.Errorf("engine: listen address %q: %w", addr, err)
 	}
 	// An empty host makes Go open one AF_INET6 socket with V6ONLY off: IPv4
 	// and IPv6 on a single socket, like the reference (IPv4 only on a host
 	// without IPv6).
-	return listenSpec{network: "tcp", address: net.JoinHostPort(host, fmt.Sprint(pn))}, nil
+	return Spec{network: "tcp", address: net.JoinHostPort(host, fmt.Sprint(pn))}, nil
 }
 
-func parseUnix(p string) (listenSpec, error) {
+func parseUnix(p string) (Spec, error) {
 	if p == "" {
-		return listenSpec{}, errors.New("engine: empty unix socket path")
+		return Spec{}, errors.New("engine: empty unix socket path")
 	}
 	abs, err := filepath.Abs(p)
 	if err != nil {
-		return listenSpec{}, fmt.Errorf("engine: unix socket path %q: %w", p, err)
+		return Spec{}, fmt.Errorf("engine: unix socket path %q: %w", p, err)
 	}
-	return listenSpec{network: "unix", address: abs, unixPath: abs}, nil
+	return Spec{network: "unix", address: abs, unixPath: abs}, nil
 }
 
-// listen binds the socket. A Unix socket path that is already a socket is
+// Listen binds the socket. A Unix socket path that is already a socket is
 // replaced only when nothing answers on it (a stale one); any other file
 // there is an error.
-func listen(ctx context.Context, spec listenSpec, keepAlive time.Duration) (net.Listener, error) {
+func Listen(ctx context.Context, spec Spec, keepAlive time.Duration) (net.Listener, error) {
 	if spec.unixPath != "" {
 		if err := clearStaleSocket(ctx, spec.unixPath); err != nil {
 			return nil, err
@@ -135,7 +135,7 @@ func (e *BindError) Unwrap() error { return e.Errno }
 
 // bindError turns net.Listen's error into a BindError when the system said
 // why.
-func bindError(spec listenSpec, err error) error {
+func bindError(spec Spec, err error) error {
 	var errno syscall.Errno
 	if errors.As(err, &errno) {
 		return &BindError{Addr: spec.String(), Errno: errno}

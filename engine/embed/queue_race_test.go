@@ -1,4 +1,4 @@
-package engine
+package embed
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stalkd/stalkd/engine/enginetest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -92,7 +93,7 @@ func TestEmbedConcurrentNoLossNoDuplicate(t *testing.T) {
 // The in-memory path allocates nothing per operation beyond the job: the
 // body copy and the queue's own job record.
 func TestEmbedSteadyStateAllocations(t *testing.T) {
-	if raceEnabled {
+	if enginetest.RaceEnabled {
 		t.Skip("the race detector allocates")
 	}
 	q := openTest(t, Options{})

@@ -1,4 +1,4 @@
-package engine
+package front
 
 import (
 	"context"
@@ -12,6 +12,8 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/stalkd/stalkd/codec"
+	"github.com/stalkd/stalkd/engine"
+	"github.com/stalkd/stalkd/engine/tlscert"
 )
 
 // FrontConfig configures a Front, the client port of a cluster node.
@@ -70,8 +72,8 @@ func StartFront(cfg FrontConfig) *Front {
 	}
 	switch cfg.MaxJobSize { // as Config.MaxJobSize
 	case 0:
-		cfg.MaxJobSize = DefaultMaxJobSize
-	case MaxJobSizeZero:
+		cfg.MaxJobSize = engine.DefaultMaxJobSize
+	case engine.MaxJobSizeZero:
 		cfg.MaxJobSize = 0
 	}
 	f := &Front{cfg: cfg, log: cfg.Logger.With().Str("component", "cluster").Logger(),
@@ -175,7 +177,7 @@ func (f *Front) serve(client net.Conn) {
 // handshake runs a TLS client's handshake (a listener wrapped by
 // tls.NewListener), bounded as the engine's TLS listener bounds it.
 func (f *Front) handshake(c *tls.Conn) bool {
-	ctx, cancel := context.WithTimeout(context.Background(), tlsHandshakeTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), tlscert.HandshakeTimeout)
 	defer cancel()
 	if err := c.HandshakeContext(ctx); err != nil {
 		f.log.Debug().Err(err).Str("remote_addr", c.RemoteAddr().String()).Msg("TLS handshake failed")

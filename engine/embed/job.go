@@ -1,4 +1,4 @@
-package engine
+package embed
 
 import (
 	"context"
@@ -94,7 +94,7 @@ func (j Job) finish(ctx context.Context, op func(*jobs.Session) (uint64, error))
 		return err
 	}
 	j.q.noteSeq(seq)
-	return j.q.commits.wait(ctx, seq, j.q.closing)
+	return j.q.commits.Wait(ctx, seq, j.q.closing)
 }
 
 // giveBack returns an unfinished job to ready without counting a release

@@ -1,4 +1,4 @@
-package engine
+package tlscert
 
 import (
 	"crypto/tls"
@@ -7,7 +7,12 @@ import (
 	"fmt"
 	"os"
 	"sync/atomic"
+	"time"
 )
+
+// HandshakeTimeout bounds a client's TLS handshake, on the engine's TLS
+// listener and on a cluster front alike.
+const HandshakeTimeout = 10 * time.Second
 
 // CertFiles serves a certificate and key read from files, and reads them
 // again on Reload (the daemon calls it on SIGHUP): handshakes after a

@@ -1,4 +1,4 @@
-package engine
+package embed
 
 import (
 	"context"
@@ -58,7 +58,7 @@ func (q *Queue) Put(ctx context.Context, tube string, body []byte, o PutOptions)
 	if err != nil {
 		return 0, err
 	}
-	return id, q.commits.wait(ctx, seq, q.closing)
+	return id, q.commits.Wait(ctx, seq, q.closing)
 }
 
 // PutNoWait is Put without waiting for durability: it returns once the job
@@ -75,7 +75,7 @@ func (q *Queue) PutNoWait(tube string, body []byte, o PutOptions) (uint64, error
 // Sync returns once every change made through q before the call is as
 // durable as the policy promises.
 func (q *Queue) Sync(ctx context.Context) error {
-	return q.commits.wait(ctx, q.lastSeq.Load(), q.closing)
+	return q.commits.Wait(ctx, q.lastSeq.Load(), q.closing)
 }
 
 func (q *Queue) put(tube string, body []byte, o PutOptions) (id, seq uint64, err error) {
@@ -136,7 +136,7 @@ func (q *Queue) byID(ctx context.Context, id uint64, op func(*jobs.Session, uint
 		return err
 	}
 	q.noteSeq(seq)
-	return q.commits.wait(ctx, seq, q.closing)
+	return q.commits.Wait(ctx, seq, q.closing)
 }
 
 // Kick moves up to n jobs of tube back to ready: buried ones, oldest first,
@@ -156,7 +156,7 @@ func (q *Queue) Kick(ctx context.Context, tube string, n int) (int, error) {
 		return kicked, err
 	}
 	q.noteSeq(seq)
-	return kicked, q.commits.wait(ctx, seq, q.closing)
+	return kicked, q.commits.Wait(ctx, seq, q.closing)
 }
 
 // Pause stops reserves from taking jobs of tube for d (not persisted).
@@ -177,7 +177,7 @@ func (q *Queue) Clear(ctx context.Context, tube string) (int, error) {
 		return 0, err
 	}
 	q.noteSeq(seq)
-	return n, q.commits.wait(ctx, seq, q.closing)
+	return n, q.commits.Wait(ctx, seq, q.closing)
 }
 
 // ListJobs returns the ids of tube's jobs in state st, in that state's

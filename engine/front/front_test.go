@@ -1,4 +1,4 @@
-package engine
+package front
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/stalkd/stalkd/engine"
 	"github.com/stalkd/stalkd/engine/enginetest"
 )
 
@@ -32,12 +33,12 @@ func startFront(t *testing.T, wait time.Duration, leader func(ctx context.Contex
 
 // startLeader starts an engine for a front to carry to; a test may stop it
 // itself.
-func startLeader(t *testing.T, mutate ...func(*Config)) *Server {
-	cfg := Config{Addr: "127.0.0.1:0", Logger: zerolog.New(zerolog.NewTestWriter(t))}
+func startLeader(t *testing.T, mutate ...func(*engine.Config)) *engine.Server {
+	cfg := engine.Config{Addr: "127.0.0.1:0", Logger: zerolog.New(zerolog.NewTestWriter(t))}
 	for _, m := range mutate {
 		m(&cfg)
 	}
-	srv, err := Start(context.Background(), cfg)
+	srv, err := engine.Start(context.Background(), cfg)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = srv.Stop(context.Background()) })
 	return srv
@@ -45,7 +46,7 @@ func startLeader(t *testing.T, mutate ...func(*Config)) *Server {
 
 // currentLeader is the engine in cur, waiting while there is none; its port
 // stands for its generation.
-func currentLeader(cur *atomic.Pointer[Server]) func(context.Context) (string, uint64, error) {
+func currentLeader(cur *atomic.Pointer[engine.Server]) func(context.Context) (string, uint64, error) {
 	return func(ctx context.Context) (string, uint64, error) {
 		for {
 			if s := cur.Load(); s != nil {
@@ -140,7 +141,7 @@ func TestFrontLeaderGoes(t *testing.T) {
 // used tube and the watch list are replayed, and later commands run there.
 func TestFrontFailover(t *testing.T) {
 	first, second := startLeader(t), startLeader(t)
-	var cur atomic.Pointer[Server]
+	var cur atomic.Pointer[engine.Server]
 	cur.Store(first)
 	f := startFront(t, 20*time.Second, currentLeader(&cur))
 	c := enginetest.Dial(t, f.Addr().String())
@@ -149,14 +150,14 @@ func TestFrontFailover(t *testing.T) {
 	c.Send("put 0 0 1 2 x\r\nuse a\r\nwatch b\r\nignore default\r\nreserve-with-timeout 60\r\n")
 	c.Expect("BAD_FORMAT\r\nUSING a\r\nWATCHING 2\r\nWATCHING 1\r\n")
 	// The reserve waits on the first leader; the leader changes.
-	waitUntil(t, func() bool { return first.queue.Stats().Waiting == 1 })
+	waitUntil(t, func() bool { return first.Queue().Stats().Waiting == 1 })
 	cur.Store(nil)
 	require.NoError(t, first.Stop(context.Background()))
 	cur.Store(second)
 	c.Expect("INTERNAL_ERROR\r\n")
 	c.Do("list-tube-used\r\nlist-tubes-watched\r\nput 0 0 60 2\r\nhi\r\npeek-ready\r\n",
 		"USING a\r\nOK 8\r\n---\n- b\n\r\nINSERTED 1\r\nFOUND 1 2\r\nhi\r\n")
-	st, err := second.queue.StatsTube([]byte("a"))
+	st, err := second.Queue().StatsTube([]byte("a"))
 	require.NoError(t, err)
 	assert.Equal(t, int64(1), st.Ready, "the put went to the second leader, in the used tube")
 }
@@ -174,7 +175,7 @@ func waitUntil(t *testing.T, cond func() bool) {
 // engine frames it (JOB_TOO_BIG after the swallowed body), so the replies
 // that follow stay matched to their commands.
 func TestFrontFramesLikeTheEngine(t *testing.T) {
-	srv := startLeader(t, func(c *Config) { c.MaxJobSize = 4 })
+	srv := startLeader(t, func(c *engine.Config) { c.MaxJobSize = 4 })
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	f := StartFront(FrontConfig{Listener: ln, Leader: fixedLeader(srv.Addr().String()), MaxJobSize: 4,
@@ -189,9 +190,9 @@ func TestFrontFramesLikeTheEngine(t *testing.T) {
 // on the next leader (its auth is replayed first).
 func TestFrontFailoverAuth(t *testing.T) {
 	const token = "0123456789abcdef-token"
-	withToken := func(c *Config) { c.AuthTokens = []string{token} }
+	withToken := func(c *engine.Config) { c.AuthTokens = []string{token} }
 	first, second := startLeader(t, withToken), startLeader(t, withToken)
-	var cur atomic.Pointer[Server]
+	var cur atomic.Pointer[engine.Server]
 	cur.Store(first)
 	f := startFront(t, 20*time.Second, currentLeader(&cur))
 	c := enginetest.Dial(t, f.Addr().String())
@@ -204,7 +205,7 @@ func TestFrontFailoverAuth(t *testing.T) {
 	cur.Store(second)
 	// No command was in flight: once the front has moved over (its
 	// replayed session is on the second leader), the next one runs there.
-	waitUntil(t, func() bool { return second.queue.Stats().Connections == 1 })
+	waitUntil(t, func() bool { return second.Queue().Stats().Connections == 1 })
 	c.Send("list-tube-used\r\n")
 	assert.Equal(t, "USING a", c.Line())
 }
@@ -212,11 +213,11 @@ func TestFrontFailoverAuth(t *testing.T) {
 // TestFrontLeaderClosesOnPurpose: a connection the leader closes while it
 // lives (here after too many wrong tokens) is closed, not carried again.
 func TestFrontLeaderClosesOnPurpose(t *testing.T) {
-	srv := startLeader(t, func(c *Config) { c.AuthTokens = []string{"0123456789abcdef-token"} })
+	srv := startLeader(t, func(c *engine.Config) { c.AuthTokens = []string{"0123456789abcdef-token"} })
 	f := startFront(t, 20*time.Second, fixedLeader(srv.Addr().String()))
 	c := enginetest.Dial(t, f.Addr().String())
 	var req, want string
-	for range MaxAuthFailures {
+	for range engine.MaxAuthFailures {
 		req += "auth wrong-token-0123456789\r\n"
 		want += "UNAUTHORIZED\r\n"
 	}
