@@ -10,6 +10,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/stalkd/stalkd/jobs"
+	"github.com/stalkd/stalkd/jobs/cluster"
 )
 
 // Defaults used for the zero values of Config.
@@ -120,9 +121,9 @@ type Config struct {
 	AuthTokens []string
 
 	// ClusterStats, if set, supplies the stats-cluster document of a
-	// cluster member (cluster_stats.go); nil answers "standalone". Called
+	// cluster member (stats_yaml.go formats it); nil answers "standalone". Called
 	// from event loops, concurrently: it must not wait.
-	ClusterStats func() ClusterInfo
+	ClusterStats func() cluster.Status
 
 	// Network limits (see also MaxConns), an inherited listener, TLS.
 

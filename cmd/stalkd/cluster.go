@@ -20,6 +20,7 @@ import (
 	"github.com/stalkd/stalkd/engine/front"
 	"github.com/stalkd/stalkd/engine/tlscert"
 	"github.com/stalkd/stalkd/jobs"
+	"github.com/stalkd/stalkd/jobs/cluster"
 	"github.com/stalkd/stalkd/wal/raft"
 )
 
@@ -246,23 +247,15 @@ type leaderServer struct {
 	node      atomic.Pointer[raft.Node] // set once Open returns
 }
 
-// clusterInfo is stats-cluster's document: this node's view (a client of
-// a follower is carried here, so it is the leader's view).
-func (ls *leaderServer) clusterInfo() engine.ClusterInfo {
+// clusterInfo is this node's view of its cluster, for stats-cluster and
+// the admin API alike (a client of a follower is carried here, so
+// stats-cluster shows the leader's view).
+func (ls *leaderServer) clusterInfo() cluster.Status {
 	n := ls.node.Load()
 	if n == nil {
-		return engine.ClusterInfo{ID: ls.o.cluster.ID, State: "starting"}
+		return cluster.Status{ID: ls.o.cluster.ID, State: "starting"}
 	}
-	st := n.Stats()
-	info := engine.ClusterInfo{
-		ID: st.ID, State: st.State, Leader: st.Leader, LeaderAddr: st.LeaderAddr, Term: st.Term,
-		CommitIndex: st.CommitIndex, AppliedIndex: st.AppliedIndex, LastSnapshotIndex: st.LastSnapshotIndex,
-		EntriesProposed: st.EntriesProposed, RecordsProposed: st.RecordsProposed,
-	}
-	for _, p := range st.Peers {
-		info.Peers = append(info.Peers, engine.ClusterPeer{ID: p.ID, Addr: p.Addr, Voter: p.Voter})
-	}
-	return info
+	return n.Stats()
 }
 
 // drain turns drain mode on for this node's queues.

@@ -9,28 +9,14 @@ import (
 	"github.com/stalkd/stalkd/engine"
 	"github.com/stalkd/stalkd/engine/admin"
 	"github.com/stalkd/stalkd/jobs"
-	"github.com/stalkd/stalkd/wal/raft"
+	"github.com/stalkd/stalkd/jobs/cluster"
 )
 
 // clusterAdmin is admin.Cluster for this node: the raft node's view and
 // membership calls, and the queue the node serves while it leads.
 type clusterAdmin struct{ ls *leaderServer }
 
-func (c clusterAdmin) Status() admin.ClusterStatus {
-	info := c.ls.clusterInfo()
-	st := admin.ClusterStatus{
-		ID: info.ID, State: info.State, Leader: info.Leader, LeaderAddr: info.LeaderAddr, Term: info.Term,
-		CommitIndex: info.CommitIndex, AppliedIndex: info.AppliedIndex, LastSnapshotIndex: info.LastSnapshotIndex,
-	}
-	for _, p := range info.Peers {
-		s := admin.ClusterServer{ID: p.ID, Addr: p.Addr, Suffrage: "voter"}
-		if !p.Voter {
-			s.Suffrage = "nonvoter"
-		}
-		st.Servers = append(st.Servers, s)
-	}
-	return st
-}
+func (c clusterAdmin) Status() cluster.Status { return c.ls.clusterInfo() }
 
 // Queue is the queue of the leader's engine while it serves (nil between
 // terms and on a follower).
@@ -43,24 +29,17 @@ func (c clusterAdmin) Queue() *jobs.Queue {
 func (c clusterAdmin) AddVoter(id, addr string) error {
 	n := c.ls.node.Load()
 	if n == nil {
-		return admin.ErrNotLeader
+		return cluster.ErrNotLeader
 	}
-	return adminErr(n.AddVoter(id, addr))
+	return n.AddVoter(id, addr)
 }
 
 func (c clusterAdmin) RemoveServer(id string) error {
 	n := c.ls.node.Load()
 	if n == nil {
-		return admin.ErrNotLeader
+		return cluster.ErrNotLeader
 	}
-	return adminErr(n.RemoveServer(id))
-}
-
-func adminErr(err error) error {
-	if errors.Is(err, raft.ErrNotLeader) {
-		return fmt.Errorf("%w: %w", admin.ErrNotLeader, err)
-	}
-	return err
+	return n.RemoveServer(id)
 }
 
 // startClusterAdmin starts --admin for a cluster member (nil when off).
