@@ -10,6 +10,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/stalkd/stalkd/codec"
 	"github.com/stalkd/stalkd/engine"
 	"github.com/stalkd/stalkd/engine/internal/commit"
 	"github.com/stalkd/stalkd/engine/internal/memreturn"
@@ -67,9 +68,8 @@ func (o Options) validate() (Options, error) {
 	case o.Dir == "" && (o.SyncInterval != 0 || o.NoSync || o.SegmentSize != 0 || o.Salvage):
 		return o, errors.New("engine: SyncInterval, NoSync, SegmentSize and Salvage need a Dir")
 	}
-	if o.MaxJobSize == 0 {
-		o.MaxJobSize = engine.DefaultMaxJobSize
-	}
+	size, _ := codec.MaxJobSize(uint32(o.MaxJobSize)) // in range: checked above
+	o.MaxJobSize = int(size)
 	if o.DefaultTTR == 0 {
 		o.DefaultTTR = DefaultTTR
 	}
@@ -222,13 +222,21 @@ func (q *Queue) Serve(ctx context.Context, cfg engine.Config) (*engine.Server, e
 }
 
 func (q *Queue) binlogStats() engine.BinlogStats {
-	s := q.log.Stats()
 	size := q.opts.SegmentSize
 	if size == 0 {
 		size = wal.DefaultSegmentSize
 	}
+	return BinlogStats(q.log, size)
+}
+
+// BinlogStats is the binlog part of the stats document for a write-ahead
+// log whose -s setting is maxSize (reported as given, as the reference
+// does). It is the one mapping from wal's figures to the document's, for
+// an embedded queue and the daemon alike. Safe for concurrent use.
+func BinlogStats(l *wal.Log, maxSize int64) engine.BinlogStats {
+	s := l.Stats()
 	return engine.BinlogStats{
 		OldestIndex: int64(s.OldestIndex), CurrentIndex: int64(s.CurrentIndex),
-		RecordsMigrated: s.Migrated, RecordsWritten: s.Written, MaxSize: size,
+		RecordsMigrated: s.Migrated, RecordsWritten: s.Written, MaxSize: maxSize,
 	}
 }

@@ -12,7 +12,6 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/stalkd/stalkd/codec"
-	"github.com/stalkd/stalkd/engine"
 	"github.com/stalkd/stalkd/engine/tlscert"
 )
 
@@ -70,12 +69,7 @@ func StartFront(cfg FrontConfig) *Front {
 	if cfg.Wait <= 0 {
 		cfg.Wait = 10 * time.Second
 	}
-	switch cfg.MaxJobSize { // as Config.MaxJobSize
-	case 0:
-		cfg.MaxJobSize = engine.DefaultMaxJobSize
-	case engine.MaxJobSizeZero:
-		cfg.MaxJobSize = 0
-	}
+	cfg.MaxJobSize, _ = codec.MaxJobSize(cfg.MaxJobSize) // as the engine reads it
 	f := &Front{cfg: cfg, log: cfg.Logger.With().Str("component", "cluster").Logger(),
 		done: make(chan struct{}), conns: map[net.Conn]struct{}{}}
 	f.log.Info().Str("addr", cfg.Listener.Addr().String()).Msg("listening")
