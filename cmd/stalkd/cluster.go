@@ -7,18 +7,15 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"os/signal"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/rs/zerolog"
 
 	"github.com/stalkd/stalkd/engine"
 	"github.com/stalkd/stalkd/engine/front"
-	"github.com/stalkd/stalkd/engine/tlscert"
 	"github.com/stalkd/stalkd/jobs"
 	"github.com/stalkd/stalkd/jobs/cluster"
 	"github.com/stalkd/stalkd/wal/raft"
@@ -101,16 +98,13 @@ func runCluster(o options, root zerolog.Logger) error {
 	if err != nil {
 		return &exitError{exitSocket, fmt.Errorf("--raft-addr %s: %w", o.cluster.Addr, err)}
 	}
-	if fi, err := os.Stat(o.journal.Dir); err != nil || !fi.IsDir() {
-		return &exitError{exitWALDir, fmt.Errorf("-b %s: not a directory", o.journal.Dir)}
-	}
-	warnSingleNodeLog(o.journal.Dir, log)
-	sigs, tlsConfig, certs, err := signalsAndTLS(o)
-	defer signal.Stop(sigs)
+	d, err := prelude(&o, log)
+	defer d.stop()
 	if err != nil {
 		return err
 	}
-	lns, err := clusterListeners(o, tlsConfig)
+	warnSingleNodeLog(o.journal.Dir, log)
+	lns, err := clusterListeners(o, d.tlsConfig)
 	if err != nil {
 		return &exitError{exitSocket, err}
 	}
@@ -125,16 +119,7 @@ func runCluster(o options, root zerolog.Logger) error {
 			return err
 		}
 	}
-	var tokens []string
-	if o.authTokenFile != "" {
-		if tokens, err = readTokens(o.authTokenFile); err != nil {
-			closeAll()
-			return &exitError{exitUsage, err}
-		}
-		log.Info().Int("tokens", len(tokens)).Msg("token authentication on")
-		o.admin.tokens = tokens
-	}
-	ls := &leaderServer{o: o, host: host, log: log, engineLog: componentLogger(root, "engine"), tokens: tokens,
+	ls := &leaderServer{o: o, host: host, log: log, engineLog: componentLogger(root, "engine"), tokens: d.tokens,
 		maxConns: maxConns(o.net.maxConns, raiseFileLimit(log))}
 	node, err := raft.Open(raft.Config{
 		ID: o.cluster.ID, Addr: o.cluster.Addr, Peers: peers, Dir: o.journal.Dir,
@@ -150,7 +135,7 @@ func runCluster(o options, root zerolog.Logger) error {
 	var fronts []*front.Front
 	for i, ln := range lns {
 		flog := root
-		if tlsConfig != nil && i == len(lns)-1 {
+		if d.tlsConfig != nil && i == len(lns)-1 {
 			flog = root.With().Str("listener", "tls").Logger()
 		}
 		fronts = append(fronts, front.StartFront(front.FrontConfig{
@@ -166,7 +151,8 @@ func runCluster(o options, root zerolog.Logger) error {
 	}
 	adm, err := startClusterAdmin(o.admin, ls, log)
 	if err == nil {
-		waitClusterSignal(sigs, ls, certs, log)
+		err = d.waitSignals(serving{drain: ls.drain,
+			drained: "drain mode: new jobs are refused from now on, while this node leads"}, log)
 	}
 	adm.markStopping()
 	ctx, cancel := context.WithTimeout(context.Background(), stopTimeout)
@@ -185,25 +171,6 @@ func raftTiming(d time.Duration) raft.Timing {
 		return raft.Timing{}
 	}
 	return raft.Timing{Heartbeat: d, Election: d, LeaderLease: d / 2}
-}
-
-// waitClusterSignal handles signals until one asks to stop: SIGUSR1 drains
-// this node's queues, SIGHUP (with --tls) reloads the certificate.
-func waitClusterSignal(sigs <-chan os.Signal, ls *leaderServer, certs *tlscert.CertFiles, log zerolog.Logger) {
-	for {
-		switch sig := <-sigs; sig {
-		case syscall.SIGUSR1:
-			ls.drain()
-			log.Info().Msg("drain mode: new jobs are refused from now on, while this node leads")
-		case syscall.SIGHUP:
-			if certs != nil {
-				reloadCerts(certs, log)
-			}
-		default:
-			log.Info().Stringer("signal", sig).Msg("stopping")
-			return
-		}
-	}
 }
 
 // clusterListeners binds the client ports: -l/-p (unless -l none) and

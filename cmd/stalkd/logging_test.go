@@ -118,7 +118,8 @@ func TestWaitServerGone(t *testing.T) {
 	srv, err := engine.Start(context.Background(), engine.Config{Addr: "127.0.0.1:0"})
 	require.NoError(t, err)
 	require.NoError(t, srv.Stop(context.Background()))
-	err = wait(srv, srv.Queue(), make(chan os.Signal), func() {}, zerolog.Nop())
+	d := &daemon{sigs: make(chan os.Signal)}
+	err = d.waitSignals(serving{srv: srv}, zerolog.Nop())
 	require.Error(t, err)
 	assert.Equal(t, "server stopped on its own", err.Error())
 }
