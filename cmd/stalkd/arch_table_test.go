@@ -64,7 +64,7 @@ var arrows = map[string]allow{
 	"engine/internal/token":     {code: list(), tests: list(fwTestify)},
 
 	// The wire-test kit (code that only tests import) and the differential tests.
-	"engine/enginetest":        {code: list("jobs", fwTestify, fwXsys), tests: list()},
+	"engine/enginetest":        {code: list("codec", "jobs", fwTestify, fwXsys), tests: list()},
 	"engine/enginetest/inproc": {code: list("engine", "engine/enginetest", fwTestify, fwZerolog), tests: list()},
 	"engine/difftest":          {code: list(), tests: list("codec", "engine", "engine/enginetest", "engine/enginetest/inproc", fwTestify, fwZerolog)},
 
@@ -74,7 +74,7 @@ var arrows = map[string]allow{
 		tests: list("engine/enginetest", fwTestify)},
 	"cmd/stalkctl": {code: list("cmd/stalkctl/internal/client", "jobs/cluster", fwXsys),
 		tests: list("engine", "engine/admin", "engine/enginetest", "engine/enginetest/inproc", "jobs", fwBeanstalk, fwZerolog)},
-	"cmd/stalkctl/internal/client": {code: list(), tests: list()},
+	"cmd/stalkctl/internal/client": {code: list("codec"), tests: list()},
 	"cmd/examples/gateway":         {code: list("engine", "engine/embed", fwZerolog), tests: list(fwTestify)},
 
 	// Load generator and fuzz targets.

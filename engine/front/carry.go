@@ -341,7 +341,7 @@ func readReplies(up net.Conn, out chan<- reply, done <-chan struct{}) {
 			return
 		}
 		b := append([]byte(nil), line...)
-		if size, ok := bodySize(b); ok {
+		if size, ok := codec.ReplyBodySize(b); ok {
 			body := make([]byte, size+2)
 			if _, err := io.ReadFull(r, body); err != nil {
 				send(reply{err: errOr(err)})
@@ -360,19 +360,6 @@ func errOr(err error) error {
 		return io.EOF
 	}
 	return err
-}
-
-// bodySize returns the size of the body that follows reply line b.
-func bodySize(b []byte) (int, bool) {
-	if !bytes.HasPrefix(b, []byte("RESERVED ")) && !bytes.HasPrefix(b, []byte("FOUND ")) && !bytes.HasPrefix(b, []byte("OK ")) {
-		return 0, false
-	}
-	f := bytes.Fields(b)
-	n, err := strconv.Atoi(string(f[len(f)-1]))
-	if err != nil || n < 0 {
-		return 0, false
-	}
-	return n, true
 }
 
 // alive reports whether the engine at the other end of up answers a
