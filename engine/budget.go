@@ -106,7 +106,7 @@ func (s *Server) releaseSoon() {
 
 func (s *Server) release() {
 	s.releaseWanted.Store(false)
-	memreturn.GiveBack() // memreturn.go: gnet's buffer pools, like recycled jobs, need two collections
+	memreturn.GiveBack() // gnet's buffer pools, like recycled jobs, need two collections
 	s.releases.Add(1)
 	s.after(releaseEvery, func() {
 		s.releasing.Store(false)

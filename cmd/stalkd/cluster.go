@@ -138,7 +138,7 @@ func runCluster(o options, root zerolog.Logger) error {
 		if d.tlsConfig != nil && i == len(lns)-1 {
 			flog = root.With().Str("listener", "tls").Logger()
 		}
-		fronts = append(fronts, front.StartFront(front.FrontConfig{
+		fronts = append(fronts, front.Start(front.Config{
 			Listener: ln,
 			Leader: func(ctx context.Context) (string, uint64, error) {
 				li, err := node.LeaderAddr(ctx)

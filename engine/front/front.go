@@ -15,8 +15,8 @@ import (
 	"github.com/stalkd/stalkd/engine/tlscert"
 )
 
-// FrontConfig configures a Front, the client port of a cluster node.
-type FrontConfig struct {
+// Config configures a Front, the client port of a cluster node.
+type Config struct {
 	// Listener is the bound client socket (-l/-p); the Front owns it. A
 	// listener from tls.NewListener serves the protocol inside TLS (--tls):
 	// the front runs each handshake, bounded, before carrying.
@@ -29,8 +29,9 @@ type FrontConfig struct {
 	// Wait bounds how long a connection waits for a leader, and how long
 	// dialing it may take (default 10 s).
 	Wait time.Duration
-	// MaxJobSize must be the engine's Config.MaxJobSize (-z), with the same
-	// meaning: the front frames commands as the engine does.
+	// MaxJobSize must be the engine's Config.MaxJobSize (-z), with the
+	// same meaning (codec.MaxJobSize): the front frames commands as the
+	// engine does.
 	MaxJobSize uint32
 	// MaxConns caps open client connections (0: no cap); past it a new one
 	// is closed at once, with a warning at most once a second.
@@ -42,7 +43,7 @@ type FrontConfig struct {
 // are carried to the engine of the current leader and its replies carried
 // back, so a client of any node gets the replies the leader sends, the
 // same bytes a single node sends. When the leader changes, the connection
-// is carried to the next one (cluster_carry.go): commands in flight are
+// is carried to the next one (carry.go): commands in flight are
 // answered INTERNAL_ERROR, the client's use and watch list are replayed,
 // and it goes on. Commands that arrive while there is no leader wait, up
 // to Wait; then each is answered INTERNAL_ERROR (see refuse) and the
@@ -52,7 +53,7 @@ type FrontConfig struct {
 // client's commands, one carries them and the replies, one reads the
 // leader's replies. Stop is safe to call from any goroutine.
 type Front struct {
-	cfg  FrontConfig
+	cfg  Config
 	log  zerolog.Logger
 	done chan struct{}
 
@@ -64,8 +65,8 @@ type Front struct {
 	wg     sync.WaitGroup
 }
 
-// StartFront starts accepting on cfg.Listener.
-func StartFront(cfg FrontConfig) *Front {
+// Start starts accepting on cfg.Listener.
+func Start(cfg Config) *Front {
 	if cfg.Wait <= 0 {
 		cfg.Wait = 10 * time.Second
 	}

@@ -22,7 +22,7 @@ import (
 func startFront(t *testing.T, wait time.Duration, leader func(ctx context.Context) (string, uint64, error)) *Front {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
-	f := StartFront(FrontConfig{Listener: ln, Leader: leader, Wait: wait, Logger: zerolog.New(zerolog.NewTestWriter(t))})
+	f := Start(Config{Listener: ln, Leader: leader, Wait: wait, Logger: zerolog.New(zerolog.NewTestWriter(t))})
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
@@ -178,7 +178,7 @@ func TestFrontFramesLikeTheEngine(t *testing.T) {
 	srv := startLeader(t, func(c *engine.Config) { c.MaxJobSize = 4 })
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
-	f := StartFront(FrontConfig{Listener: ln, Leader: fixedLeader(srv.Addr().String()), MaxJobSize: 4,
+	f := Start(Config{Listener: ln, Leader: fixedLeader(srv.Addr().String()), MaxJobSize: 4,
 		Logger: zerolog.New(zerolog.NewTestWriter(t))})
 	t.Cleanup(func() { _ = f.Stop(context.Background()) })
 	c := enginetest.Dial(t, f.Addr().String())
@@ -231,7 +231,7 @@ func TestFrontMaxConns(t *testing.T) {
 	leader := startLeader(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
-	f := StartFront(FrontConfig{Listener: ln, Leader: fixedLeader(leader.Addr().String()), MaxConns: 1,
+	f := Start(Config{Listener: ln, Leader: fixedLeader(leader.Addr().String()), MaxConns: 1,
 		Logger: zerolog.New(zerolog.NewTestWriter(t))})
 	t.Cleanup(func() { _ = f.Stop(context.Background()) })
 	enginetest.Dial(t, f.Addr().String()).Do("use a\r\n", "USING a\r\n")

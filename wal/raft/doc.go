@@ -93,7 +93,7 @@
 //
 // # Forwarding
 //
-// Every node accepts beanstalk clients on its client port, an engine.Front:
+// Every node accepts beanstalk clients on its client port, a front.Front (package engine/front):
 // each connection's commands are carried to the engine the leader runs for
 // its term (bound on the raft host, port 0) and the replies carried back,
 // so a client of any node gets the leader's exact replies. Config.OnLeader
