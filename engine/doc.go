@@ -68,7 +68,7 @@
 //	engine/internal/memreturn    jobs                                           testify
 //	engine/internal/ratelog      -                                              testify
 //	engine/internal/token        -                                              testify
-//	engine/enginetest            codec, jobs, testify, x/sys                    -
+//	engine/enginetest            codec, jobs, testify, x/sys, zerolog           -
 //	engine/enginetest/inproc     engine, engine/enginetest, testify, zerolog    -
 //	engine/difftest              -                                              codec, engine, engine/enginetest,
 //	                                                                            .../inproc, testify, zerolog

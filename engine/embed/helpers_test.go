@@ -12,6 +12,4 @@ import (
 const ioTimeout = enginetest.Timeout
 
 // testLogger logs to the test's output.
-func testLogger(t testing.TB) zerolog.Logger {
-	return zerolog.New(zerolog.NewTestWriter(t)).Level(zerolog.DebugLevel).With().Timestamp().Logger()
-}
+func testLogger(t testing.TB) zerolog.Logger { return enginetest.Logger(t) }
