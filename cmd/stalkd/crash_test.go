@@ -98,6 +98,7 @@ type tracker struct {
 	deleted   map[uint64]bool   // acknowledged deletes
 	uncertain map[uint64]bool   // a delete was sent, no reply seen
 	maxID     uint64
+	dupes     int // ids acknowledged for two different puts
 }
 
 func newTracker() *tracker {
@@ -106,6 +107,9 @@ func newTracker() *tracker {
 
 func (tr *tracker) put(id uint64, body string) {
 	tr.mu.Lock()
+	if old, ok := tr.puts[id]; ok && old != body {
+		tr.dupes++
+	}
 	tr.puts[id], tr.maxID = body, max(tr.maxID, id)
 	tr.mu.Unlock()
 }
@@ -134,6 +138,7 @@ func (tr *tracker) verify(t *testing.T, addr string, round int) {
 	defer c.close()
 	tr.mu.Lock()
 	defer tr.mu.Unlock()
+	require.Zero(t, tr.dupes, "round %d: ids acknowledged for two different puts", round)
 	for id, body := range tr.puts {
 		if tr.deleted[id] || tr.uncertain[id] {
 			continue
