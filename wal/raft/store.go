@@ -49,7 +49,7 @@ func (n *Node) openStores() error {
 			Stream: sl, MaxPool: 3, Timeout: 10 * time.Second, Logger: newHCLogger(n.log),
 		})
 		n.closers = append(n.closers, t.Close)
-		c.Transport = t
+		c.Transport, n.stream = t, sl
 	}
 	return nil
 }

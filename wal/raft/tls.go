@@ -1,6 +1,7 @@
 package raft
 
 import (
+	"bufio"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -31,24 +32,33 @@ const handshakeTimeout = 10 * time.Second
 
 // streamLayer is hashicorp/raft's StreamLayer on a TCP listener, inside
 // TLS when tls is set (plain TCP otherwise, as raft's own TCP transport).
+// The raft port also carries the membership changes a follower forwards
+// to the leader (forward.go): the first byte of a connection tells them
+// from raft's RPCs.
 //
-// Concurrency: raft's NetworkTransport calls Accept from its one accept
-// goroutine and Dial from any goroutine; both are safe for concurrent use.
-// Accept does not run the handshake: the accepted connection runs it,
-// bounded by handshakeTimeout, on its first Read or Write - in the
-// goroutine raft gives the connection - so a slow or silent peer never
-// holds up the accept loop. A failed handshake is logged at most once a
-// second, and the connection fails its first Read; raft closes it.
+// Concurrency: one goroutine accepts; each accepted connection gets a
+// goroutine of its own that runs the TLS handshake and reads the first
+// byte, both bounded by handshakeTimeout, so a slow or silent peer never
+// holds up the others. A raft connection is then handed to Accept (raft's
+// NetworkTransport calls it from its one accept goroutine); a forwarded
+// membership change is served on that goroutine. Dial is called from any
+// goroutine. A failed handshake is logged at most once a second. Close
+// ends the accept loop; Accept then fails with net.ErrClosed.
 type streamLayer struct {
 	ln        net.Listener
 	advertise net.Addr
 	tls       *NodeTLS // nil: plain TCP
 	log       zerolog.Logger
 	lastWarn  atomic.Int64 // unix nanoseconds of the last handshake warning
+
+	conns     chan net.Conn // raft's connections, for Accept
+	done      chan struct{} // closed by Close
+	closeOnce sync.Once
+	forward   atomic.Pointer[func(net.Conn, *bufio.Reader)] // serves a forwarded change; nil: refused
 }
 
 // newStreamLayer binds addr (host:port, advertised to the peers as it is:
-// it must not be a wildcard address).
+// it must not be a wildcard address) and starts accepting.
 func newStreamLayer(addr string, t *NodeTLS, log zerolog.Logger) (*streamLayer, error) {
 	adv, err := net.ResolveTCPAddr("tcp", addr)
 	if err != nil {
@@ -64,20 +74,89 @@ func newStreamLayer(addr string, t *NodeTLS, log zerolog.Logger) (*streamLayer, 
 	if err != nil {
 		return nil, fmt.Errorf("raft: listen on %s: %w", addr, err)
 	}
-	return &streamLayer{ln: ln, advertise: adv, tls: t, log: log}, nil
+	s := &streamLayer{ln: ln, advertise: adv, tls: t, log: log, conns: make(chan net.Conn), done: make(chan struct{})}
+	go s.acceptLoop()
+	return s, nil
 }
 
-// Accept returns the next connection (inside TLS: its handshake pending).
-func (s *streamLayer) Accept() (net.Conn, error) {
-	c, err := s.ln.Accept()
-	if err != nil || s.tls == nil {
-		return c, err
+// acceptLoop accepts until Close; a failed accept (out of file
+// descriptors, say) is retried after a pause.
+func (s *streamLayer) acceptLoop() {
+	for {
+		c, err := s.ln.Accept()
+		if err != nil {
+			select {
+			case <-s.done:
+				return
+			case <-time.After(20 * time.Millisecond):
+				continue
+			}
+		}
+		go s.route(c)
 	}
-	return &serverConn{Conn: tls.Server(c, s.tls.Server), s: s}, nil
 }
 
-// Close closes the listener.
-func (s *streamLayer) Close() error { return s.ln.Close() }
+// route runs c's handshake, reads its first byte, and hands it to raft or
+// to the forwarded-change handler.
+func (s *streamLayer) route(c net.Conn) {
+	_ = c.SetDeadline(time.Now().Add(handshakeTimeout))
+	if s.tls != nil {
+		tc := tls.Server(c, s.tls.Server)
+		if err := tc.Handshake(); err != nil {
+			s.refused(c.RemoteAddr().String(), err, "raft peer refused: TLS handshake failed")
+			_ = c.Close()
+			return
+		}
+		c = tc
+	}
+	r := bufio.NewReader(c)
+	first, err := r.Peek(1)
+	if err != nil {
+		_ = c.Close()
+		return
+	}
+	_ = c.SetDeadline(time.Time{})
+	if first[0] == forwardByte {
+		if h := s.forward.Load(); h != nil {
+			(*h)(c, r)
+		}
+		_ = c.Close()
+		return
+	}
+	select {
+	case s.conns <- &peekedConn{Conn: c, r: r}:
+	case <-s.done:
+		_ = c.Close()
+	}
+}
+
+// peekedConn is a connection whose first bytes sit in r.
+type peekedConn struct {
+	net.Conn
+	r *bufio.Reader
+}
+
+func (c *peekedConn) Read(b []byte) (int, error) { return c.r.Read(b) }
+
+// Accept returns the next raft connection (inside TLS: its peer verified).
+func (s *streamLayer) Accept() (net.Conn, error) {
+	select {
+	case c := <-s.conns:
+		return c, nil
+	case <-s.done:
+		return nil, net.ErrClosed
+	}
+}
+
+// Close stops accepting.
+func (s *streamLayer) Close() error {
+	err := net.ErrClosed
+	s.closeOnce.Do(func() {
+		close(s.done)
+		err = s.ln.Close()
+	})
+	return err
+}
 
 // Addr is the advertised address.
 func (s *streamLayer) Addr() net.Addr { return s.advertise }
@@ -107,38 +186,4 @@ func (s *streamLayer) refused(remote string, err error, msg string) {
 		return
 	}
 	s.log.Warn().Err(err).Str("remote_addr", remote).Msg(msg)
-}
-
-// serverConn is an accepted TLS connection whose handshake runs, bounded,
-// on its first Read or Write.
-type serverConn struct {
-	*tls.Conn
-	s    *streamLayer
-	once sync.Once
-	err  error
-}
-
-func (c *serverConn) handshake() error {
-	c.once.Do(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), handshakeTimeout)
-		defer cancel()
-		if c.err = c.HandshakeContext(ctx); c.err != nil {
-			c.s.refused(c.RemoteAddr().String(), c.err, "raft peer refused: TLS handshake failed")
-		}
-	})
-	return c.err
-}
-
-func (c *serverConn) Read(b []byte) (int, error) {
-	if err := c.handshake(); err != nil {
-		return 0, err
-	}
-	return c.Conn.Read(b)
-}
-
-func (c *serverConn) Write(b []byte) (int, error) {
-	if err := c.handshake(); err != nil {
-		return 0, err
-	}
-	return c.Conn.Write(b)
 }

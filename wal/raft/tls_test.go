@@ -47,19 +47,25 @@ func openTLSCluster(t *testing.T, ca *enginetest.CA, size int) ([]*Node, []Peer)
 	}
 	var nodes []*Node
 	for _, p := range peers {
-		store := hraft.NewInmemStore()
-		n, err := Open(Config{
-			ID: p.ID, Addr: p.Addr, Peers: peers, TLS: nodeTLS(t, ca, p.ID),
-			LogStore: store, StableStore: store, SnapshotStore: hraft.NewInmemSnapshotStore(),
-			Timing:   testTiming,
-			OnLeader: func(*jobs.Queue) (string, error) { return "client-" + p.ID, nil },
-			Logger:   testLogger().With().Str("node", p.ID).Logger(),
-		})
-		require.NoError(t, err)
-		t.Cleanup(func() { _ = n.Close() })
-		nodes = append(nodes, n)
+		nodes = append(nodes, openTLSNode(t, ca, p, peers))
 	}
 	return nodes, peers
+}
+
+// openTLSNode opens node p on a real TCP transport inside mutual TLS, with
+// stores in memory; peers nil: it waits to be added.
+func openTLSNode(t *testing.T, ca *enginetest.CA, p Peer, peers []Peer) *Node {
+	store := hraft.NewInmemStore()
+	n, err := Open(Config{
+		ID: p.ID, Addr: p.Addr, Peers: peers, TLS: nodeTLS(t, ca, p.ID),
+		LogStore: store, StableStore: store, SnapshotStore: hraft.NewInmemSnapshotStore(),
+		Timing:   testTiming,
+		OnLeader: func(*jobs.Queue) (string, error) { return "client-" + p.ID, nil },
+		Logger:   testLogger().With().Str("node", p.ID).Logger(),
+	})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = n.Close() })
+	return n
 }
 
 // TestNodeTLSClusterCommits: three nodes whose raft traffic runs inside
@@ -142,7 +148,9 @@ func TestNodeTLSRefusesPeers(t *testing.T) {
 		assert.Error(t, ve, "%s: a vote request must be refused", name)
 		assert.Error(t, ae, "%s: an append must be refused", name)
 	}
-	assert.Equal(t, before, term(), "no refused peer moved the term")
+	// The refused requests carried term+100: a real election on a loaded
+	// box moves the term by a few, theirs would have moved it by 100.
+	assert.Less(t, term(), before+50, "no refused peer moved the term")
 
 	// Control: the same calls with a certificate of the cluster's CA reach
 	// raft (a probe that changes nothing: a pre-vote).
