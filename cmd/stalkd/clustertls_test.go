@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"os"
 	"strings"
 	"syscall"
@@ -105,7 +106,10 @@ func plainRefused(t *testing.T, addr string) bool {
 // followers carry them to the leader's node port inside TLS). Each raft
 // port and the leader's node port refuse a plain TCP peer, a peer with a
 // certificate of another CA and one with none; a peer with the cluster's
-// certificate gets through (the control). Then SIGHUP rotates every node
+// certificate gets through (the control). Each node's admin API shows its
+// own view, stats-cluster through a follower the leader's; a fourth node
+// is added through a follower, which forwards the change to the leader
+// inside node TLS, and catches up. Then SIGHUP rotates every node
 // to a new CA, one node at a time while the old CA is still trusted: the
 // cluster keeps committing, and the old CA's certificates are refused.
 func TestClusterNodeTLS(t *testing.T) {
@@ -113,7 +117,7 @@ func TestClusterNodeTLS(t *testing.T) {
 		t.Skip("runs three real processes")
 	}
 	ca := enginetest.NewCA(t, "cluster")
-	procs := nodeTLSProcs(t, ca, 3, "--raft-timeout", "1s")
+	procs := nodeTLSProcs(t, ca, 3, "--raft-timeout", "1s", "--admin", "127.0.0.1:0")
 	for _, p := range procs {
 		p.start(t, procs)
 	}
@@ -134,6 +138,37 @@ func TestClusterNodeTLS(t *testing.T) {
 		}
 	}
 	putEach(1)
+
+	// Each node's admin API shows its own view; stats-cluster through a
+	// follower is answered by the leader, and its id is the leader's.
+	for _, p := range procs {
+		assert.Equal(t, p.id, getCluster(t, p).ID)
+	}
+	doc := statsClusterDoc(t, procs[(leader+1)%3].addr)
+	assert.Contains(t, doc, "\nstate: leader\n")
+	id, _, _ := strings.Cut(strings.SplitN(doc, "\nid: ", 2)[1], "\n")
+	assert.Contains(t, doc, "\nleader: "+id+"\n", "the answer's id is the answering node, the leader")
+
+	// A node added through a follower: the change is forwarded to the
+	// leader over the raft port, inside node TLS.
+	n4cert, n4key, _ := ca.Issue(t, "n4")
+	n4 := &clusterProc{id: "n4", raftAddr: freeAddr(t), dir: crashDir(t), noPeers: true,
+		extra: []string{"--raft-tls-cert", n4cert, "--raft-tls-key", n4key, "--raft-tls-ca", ca.CAFile,
+			"--raft-timeout", "1s", "--admin", "127.0.0.1:0"}}
+	n4.start(t, nil)
+	leader = waitLeader(t, procs)
+	follower := procs[(leader+1)%3]
+	add := map[string]string{"id": n4.id, "addr": n4.raftAddr}
+	var v clusterView
+	if code := adminCall(t, http.MethodPost, follower.admin(t)+"/v1/cluster/voters", "", add, &v); code == http.StatusOK {
+		assert.Equal(t, follower.id, v.ID)
+		assert.True(t, follower.logged("membership change forwarded to the leader"))
+	} else { // leadership moved meanwhile (a loaded box)
+		v = onLeader(t, procs, http.MethodPost, "/v1/cluster/voters", add)
+	}
+	require.Len(t, v.Servers, 4)
+	waitApplied(t, n4, v.CommitIndex)
+	procs = append(procs, n4)
 
 	cert, key, _ := ca.Issue(t, "probe")
 	good, err := engine.LoadNodeTLS(cert, key, ca.CAFile)
