@@ -266,7 +266,8 @@ func TestClusterMembershipProcesses(t *testing.T) {
 	var v clusterView
 	if code := adminCall(t, http.MethodPost, follower.admin(t)+"/v1/cluster/voters", "", add, &v); code == http.StatusOK {
 		assert.Equal(t, follower.id, v.ID, "the answer is the asked node's own view")
-		assert.True(t, follower.logged("membership change forwarded to the leader"))
+		assert.Eventually(t, func() bool { return follower.logged("membership change forwarded to the leader") },
+			10*time.Second, 10*time.Millisecond, "the follower forwarded it (its log is read as it comes)")
 	} else { // leadership moved meanwhile (a loaded box): 421 or 503, then ask the leader
 		require.Contains(t, []int{http.StatusMisdirectedRequest, http.StatusServiceUnavailable}, code)
 		v = onLeader(t, procs, http.MethodPost, "/v1/cluster/voters", add)

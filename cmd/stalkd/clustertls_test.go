@@ -162,7 +162,8 @@ func TestClusterNodeTLS(t *testing.T) {
 	var v clusterView
 	if code := adminCall(t, http.MethodPost, follower.admin(t)+"/v1/cluster/voters", "", add, &v); code == http.StatusOK {
 		assert.Equal(t, follower.id, v.ID)
-		assert.True(t, follower.logged("membership change forwarded to the leader"))
+		assert.Eventually(t, func() bool { return follower.logged("membership change forwarded to the leader") },
+			10*time.Second, 10*time.Millisecond, "the follower forwarded it (its log is read as it comes)")
 	} else { // leadership moved meanwhile (a loaded box)
 		v = onLeader(t, procs, http.MethodPost, "/v1/cluster/voters", add)
 	}
@@ -189,8 +190,12 @@ func TestClusterNodeTLS(t *testing.T) {
 		assert.True(t, peerRefused(addr, anon), "%s: no certificate", what)
 		assert.False(t, peerRefused(addr, good.ClientConfig()), "%s: the cluster's certificate", what)
 	}
-	assert.True(t, procs[leader].logged("TLS handshake failed") || procs[0].logged("raft peer refused") ||
-		procs[1].logged("raft peer refused") || procs[2].logged("raft peer refused"), "refusals are logged")
+	assert.Eventually(t, func() bool { return procs[leader].logged("tls handshake failed") },
+		10*time.Second, 10*time.Millisecond, "the node port's refusals are logged")
+	for _, p := range procs {
+		assert.Eventually(t, func() bool { return p.logged("raft peer refused: TLS handshake failed") },
+			10*time.Second, 10*time.Millisecond, "%s: the raft port's refusals are logged", p.id)
+	}
 
 	// Rotation: every node trusts both CAs, then presents a certificate
 	// of the new one, then trusts the new one only. A SIGHUP per step.
