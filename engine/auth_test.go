@@ -142,7 +142,7 @@ func TestAuthGateGarbage(t *testing.T) {
 	c.Do("auth "+goodToken+"\r\nput 0 0 10 1\r\nx\r\n", "AUTHENTICATED\r\nINSERTED 1\r\n")
 }
 
-// The README's recipe for go-beanstalk: dial, send auth, read its line,
+// The recipe for go-beanstalk in cmd/stalkd/README.md (Security): dial, send auth, read its line,
 // then hand the connection to the client.
 func TestAuthWithGoBeanstalk(t *testing.T) {
 	s, _ := startAuthServer(t)
