@@ -61,7 +61,9 @@ operation (utime+stime from /proc over the measured window). In server
 templates {port} becomes a free port and {dir} a fresh empty directory per
 run (for -b). Every run also measures the generator's own ceiling against a
 built-in echo server (--no-ceiling to skip). Templates run with sh -c.
---heavy adds the long cases to all and compare-all.
+--heavy adds the long cases to all and compare-all. Each case without
+server flags of its own also runs as NAME-b with the log on (-b {dir}, the
+default fsync policy) when the targets are templates.
 
 flags:
 `
