@@ -53,7 +53,7 @@ scenarios:
   connect     C workers each dial (with --tls: handshake), send one command, close, in a loop
   mem-return  RSS idle, after -n puts, after deleting them all, and --settle later (needs --server or --pid)
   serve-echo  run the built-in echo server on -a for --duration
-  all         every case of BENCHMARKS.md against one target (--server CMD, or -a ADDR [--pid N])
+  all         every case of benchmarks/BENCHMARKS.md against one target (--server CMD, or -a ADDR [--pid N])
   compare-all every case against two targets (--server-a CMD --server-b CMD, or -a A --compare B)
 
 With --server (or --pid) every run also reports the server's CPU time per

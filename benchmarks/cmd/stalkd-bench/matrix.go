@@ -10,7 +10,7 @@ import (
 	"github.com/stalkd/stalkd/benchmarks/loadgen"
 )
 
-// matrixCase is one row of BENCHMARKS.md.
+// matrixCase is one row of benchmarks/BENCHMARKS.md.
 type matrixCase struct {
 	name string
 	cfg  loadgen.Config
