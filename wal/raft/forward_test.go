@@ -34,7 +34,7 @@ func TestForwardMembership(t *testing.T) {
 	ca := enginetest.NewCA(t, "cluster")
 	nodes, _ := openTLSCluster(t, ca, 3)
 	var li int
-	waitFor(t, "a leader", func() bool {
+	enginetest.Eventually(t, "a leader", func() bool {
 		for i, n := range nodes {
 			if n.Raft().State() == hraft.Leader {
 				li = i
@@ -44,7 +44,7 @@ func TestForwardMembership(t *testing.T) {
 		return false
 	})
 	f1, f2 := nodes[(li+1)%3], nodes[(li+2)%3]
-	waitFor(t, "the followers to know the leader", func() bool {
+	enginetest.Eventually(t, "the followers to know the leader", func() bool {
 		a, _ := f1.Leader()
 		b, _ := f2.Leader()
 		return a != "" && b != ""
@@ -56,7 +56,7 @@ func TestForwardMembership(t *testing.T) {
 	require.NoError(t, f1.ForwardAddVoter(extra.ID, extra.Addr))
 	assert.Contains(t, servers(f1), "n3", "the follower that forwarded sees the change")
 	assert.Contains(t, servers(nodes[li]), "n3")
-	waitFor(t, "n3 to catch up", func() bool { return n3.Stats().AppliedIndex >= nodes[li].Stats().CommitIndex })
+	enginetest.Eventually(t, "n3 to catch up", func() bool { return n3.Stats().AppliedIndex >= nodes[li].Stats().CommitIndex })
 
 	// A peer whose certificate another CA signed is refused.
 	other := enginetest.NewCA(t, "other")

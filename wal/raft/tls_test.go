@@ -74,7 +74,7 @@ func TestNodeTLSClusterCommits(t *testing.T) {
 	ca := enginetest.NewCA(t, "cluster")
 	nodes, _ := openTLSCluster(t, ca, 3)
 	var q *jobs.Queue
-	waitFor(t, "a leader serving", func() bool {
+	enginetest.Eventually(t, "a leader serving", func() bool {
 		for _, n := range nodes {
 			if q = n.Queue(); q != nil {
 				return true
@@ -87,7 +87,7 @@ func TestNodeTLSClusterCommits(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, waitCommitted(t, q, seq))
 	for _, n := range nodes {
-		waitFor(t, "the put on every node", func() bool {
+		enginetest.Eventually(t, "the put on every node", func() bool {
 			var body string
 			_ = n.fsm.withState(func(s *state) error {
 				if r := s.jobs[id]; r != nil {
@@ -119,7 +119,7 @@ func intruder(t *testing.T, t2 *NodeTLS) hraft.Transport {
 func TestNodeTLSRefusesPeers(t *testing.T) {
 	ca := enginetest.NewCA(t, "cluster")
 	nodes, peers := openTLSCluster(t, ca, 3)
-	waitFor(t, "a leader", func() bool { id, _ := nodes[0].Leader(); return id != "" })
+	enginetest.Eventually(t, "a leader", func() bool { id, _ := nodes[0].Leader(); return id != "" })
 	target := hraft.ServerAddress(peers[0].Addr)
 	term := func() uint64 { return nodes[0].Raft().CurrentTerm() }
 
