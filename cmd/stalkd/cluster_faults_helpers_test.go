@@ -105,6 +105,14 @@ func (fc *faultCluster) silence(i int, out bool) {
 	})
 }
 
+// slow delays every byte to and from node i by d.
+func (fc *faultCluster) slow(i int, d time.Duration) {
+	fc.each(i, func(_, _ int, l *enginetest.FaultProxy) {
+		l.Set(enginetest.Up, enginetest.Delay(d))
+		l.Set(enginetest.Down, enginetest.Delay(d))
+	})
+}
+
 // heal lets every link pass again.
 func (fc *faultCluster) heal() {
 	for i := range fc.procs {
