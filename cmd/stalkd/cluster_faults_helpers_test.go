@@ -35,11 +35,17 @@ type faultCluster struct {
 	tr    *tracker
 }
 
-func startFaultCluster(t *testing.T) *faultCluster {
+// startFaultCluster starts the three members; with nodeTLS their node
+// traffic runs inside mutual TLS (the proxies carry the TLS bytes, blind).
+func startFaultCluster(t *testing.T, nodeTLS bool) *faultCluster {
 	fc := &faultCluster{tr: newTracker()}
-	for i := range 3 {
-		fc.procs = append(fc.procs, &clusterProc{id: fmt.Sprintf("n%d", i+1), raftAddr: freeAddr(t), dir: crashDir(t),
-			extra: []string{"--admin", "127.0.0.1:0"}})
+	if nodeTLS {
+		fc.procs = nodeTLSProcs(t, enginetest.NewCA(t, "fault-ca"), 3, "--admin", "127.0.0.1:0")
+	} else {
+		for i := range 3 {
+			fc.procs = append(fc.procs, &clusterProc{id: fmt.Sprintf("n%d", i+1), raftAddr: freeAddr(t), dir: crashDir(t),
+				extra: []string{"--admin", "127.0.0.1:0"}})
+		}
 	}
 	for i, p := range fc.procs {
 		var view []string

@@ -15,7 +15,9 @@ import (
 // acknowledged put is there with its body, that no acknowledged delete
 // came back and that no id was acknowledged twice, and that after healing
 // every node serves and catches up. STALKD_CHAOS_ROUNDS sets the rounds
-// (default 1). See wal/raft/README.md, "Fault tests".
+// (default 1). The one-way and slow-link scenarios run their node traffic
+// inside mutual TLS (--raft-tls-*), the others in plain TCP. See
+// wal/raft/README.md, "Fault tests".
 
 // TestClusterFaultLeaderIsolated: the leader is cut off from both
 // followers while its clients keep writing. It must step down, the others
@@ -23,7 +25,7 @@ import (
 func TestClusterFaultLeaderIsolated(t *testing.T) {
 	rounds := faultRounds(t)
 	for round := range rounds {
-		fc := startFaultCluster(t)
+		fc := startFaultCluster(t, false)
 		old, oldTerm := fc.leader(t)
 		l := fc.startLoad(round)
 		time.Sleep(time.Second)
@@ -56,7 +58,7 @@ func TestClusterFaultLeaderIsolated(t *testing.T) {
 func TestClusterFaultFollowerPartitioned(t *testing.T) {
 	rounds := faultRounds(t)
 	for round := range rounds {
-		fc := startFaultCluster(t)
+		fc := startFaultCluster(t, false)
 		leader, _ := fc.leader(t)
 		f := (leader + 1) % 3
 		l := fc.startLoad(round)
@@ -87,7 +89,7 @@ func TestClusterFaultFollowerPartitioned(t *testing.T) {
 func TestClusterFaultLeaderPaused(t *testing.T) {
 	rounds := faultRounds(t)
 	for round := range rounds {
-		fc := startFaultCluster(t)
+		fc := startFaultCluster(t, false)
 		old, oldTerm := fc.leader(t)
 		l := fc.startLoad(round)
 		time.Sleep(time.Second)
@@ -128,7 +130,7 @@ func TestClusterFaultLeaderPaused(t *testing.T) {
 func TestClusterFaultOneWay(t *testing.T) {
 	rounds := faultRounds(t)
 	for round := range rounds {
-		fc := startFaultCluster(t)
+		fc := startFaultCluster(t, true)
 		for phase, out := range []bool{true, false} {
 			old, oldTerm := fc.leader(t)
 			l := fc.startLoad(2*round + phase)
@@ -164,7 +166,7 @@ func TestClusterFaultOneWay(t *testing.T) {
 func TestClusterFaultSlowLinks(t *testing.T) {
 	rounds := faultRounds(t)
 	for round := range rounds {
-		fc := startFaultCluster(t)
+		fc := startFaultCluster(t, true)
 		old, oldTerm := fc.leader(t)
 		l := fc.startLoad(round)
 		time.Sleep(time.Second)
