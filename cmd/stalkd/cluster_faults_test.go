@@ -85,7 +85,8 @@ func TestClusterFaultFollowerPartitioned(t *testing.T) {
 
 // TestClusterFaultLeaderPaused: the leader is SIGSTOPped until another is
 // elected, then resumed: it must step down without acknowledging a write
-// as leader, and rejoin as a follower.
+// as leader, and rejoin as a follower. Meanwhile the followers' clients,
+// carried to the paused engine, must move to the new leader.
 func TestClusterFaultLeaderPaused(t *testing.T) {
 	rounds := faultRounds(t)
 	for round := range rounds {
@@ -111,6 +112,9 @@ func TestClusterFaultLeaderPaused(t *testing.T) {
 		catchUp := fc.converged(t, healed)
 		fc.check(t, old, round)
 		assert.Equal(t, "follower", getCluster(t, fc.procs[old]).State)
+		// The followers' fronts moved their clients off the paused engine
+		// (whose sockets stay open) once they learnt of the new leader.
+		assert.Positive(t, all[1]-node[1], "puts acknowledged through the followers during the pause")
 		if term := fc.procs[old].term(); term != 0 {
 			assert.Greater(t, term, newTerm, "the resumed node leads again, in an old term")
 		}
