@@ -46,23 +46,23 @@
 //	jobs                         jobs/internal/wheel                            jobs/jobsmodel, testify
 //	jobs/internal/wheel          -                                              testify
 //	jobs/jobsmodel               jobs                                           -
-//	jobs/cluster                 -  (std-only leaf: cluster.Status, ErrNotLeader) -
+//	jobs/cluster                 - (a std-only leaf: Status, ErrNotLeader)      -
 //	wal                          jobs, wal/internal/fields, tidwall/wal,        testify
 //	                             zerolog
 //	wal/internal/fields          jobs                                           testify
-//	wal/raft                     jobs, jobs/cluster, wal/internal/fields,       testify
-//	                             hashicorp/raft, go-hclog, raft-wal, zerolog
+//	wal/raft                     jobs, jobs/cluster, wal/internal/fields,       engine/enginetest,
+//	                             hashicorp/raft, go-hclog, raft-wal, zerolog    engine/tlscert, testify
 //	engine                       codec, jobs, jobs/cluster, engine/tlscert,     engine/enginetest,
-//	                             engine/internal/{commit,listen,memreturn,      go-beanstalk, testify
-//	                             ratelog,token}, gnet, x/sys, zerolog
+//	                             engine/internal/{commit,listen,memreturn,      go-beanstalk, testify,
+//	                             ratelog,token}, gnet, x/sys, zerolog           yaml.v3
 //	engine/front                 codec, engine/tlscert, zerolog                 engine, engine/enginetest,
 //	                                                                            go-beanstalk, testify
-//	engine/embed                 codec, jobs, wal, engine,                      engine/enginetest,
-//	                             engine/internal/{commit,memreturn}, zerolog   go-beanstalk, testify
+//	engine/embed                 codec, jobs, wal, engine, zerolog,             engine/enginetest,
+//	                             engine/internal/{commit,memreturn}             go-beanstalk, testify
 //	engine/admin                 codec, jobs, jobs/cluster,                     engine, engine/enginetest,
 //	                             engine/internal/{commit,token},                go-beanstalk, chromedp,
 //	                             prometheus/client_golang, zerolog              prometheus model/common, testify
-//	engine/tlscert               -                                              -
+//	engine/tlscert               -                                              engine/enginetest, testify
 //	engine/internal/commit       jobs                                           testify
 //	engine/internal/listen       -                                              -
 //	engine/internal/memreturn    jobs                                           testify
@@ -72,24 +72,26 @@
 //	engine/enginetest/inproc     engine, engine/enginetest, testify, zerolog    -
 //	engine/difftest              -                                              codec, engine, engine/enginetest,
 //	                                                                            .../inproc, testify, zerolog
-//	cmd/stalkd                   engine, engine/admin, engine/embed,            engine/enginetest, testify
-//	                             engine/front, engine/tlscert, jobs,
+//	cmd/stalkd                   engine, engine/admin, engine/embed,            codec, engine/enginetest,
+//	                             engine/front, engine/tlscert, jobs,            testify
 //	                             jobs/cluster, wal, wal/raft, x/sys, zerolog
 //	cmd/stalkctl                 cmd/stalkctl/internal/client, jobs/cluster,    engine, engine/admin,
 //	                             x/sys                                          engine/enginetest(/inproc),
-//	                                                                            jobs, go-beanstalk, zerolog
+//	                                                                            jobs, go-beanstalk, testify,
+//	                                                                            zerolog
 //	cmd/stalkctl/internal/client codec                                          -
 //	cmd/examples/gateway         engine, engine/embed, zerolog                  testify
 //	benchmarks/loadgen           -                                              testify
 //	benchmarks/cmd/stalkd-bench  benchmarks/loadgen                             testify
 //	fuzz                         -                                              codec, jobs, jobs/jobsmodel,
-//	                                                                            wal, testify
+//	                                                                            wal, wal/raft, testify
 //
 // Read downwards: the programs (cmd/...) sit on the rooms, the rooms on
 // codec and jobs, wal and wal/raft beside them on jobs only. No arrow
 // leaves codec or jobs; none points from wal into engine or codec, from
 // engine/admin or engine/front into engine (their tests excepted), or from
-// stalkctl into the server.
+// stalkctl into the server. (wal/raft's tests borrow the wire-test kit and
+// the node-TLS helpers; its code imports neither.)
 //
 // # Serving
 //

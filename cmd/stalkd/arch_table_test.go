@@ -44,19 +44,20 @@ var arrows = map[string]allow{
 	// Persistence: the journal seam jobs declares, on disk or through raft.
 	"wal":                 {code: list("jobs", "wal/internal/fields", fwTidwall, fwZerolog), tests: list(fwTestify)},
 	"wal/internal/fields": {code: list("jobs"), tests: list(fwTestify)},
-	"wal/raft":            {code: list("jobs", "jobs/cluster", "wal/internal/fields", fwRaft, fwHclog, fwRaftWAL, fwZerolog), tests: list(fwTestify)},
+	"wal/raft": {code: list("jobs", "jobs/cluster", "wal/internal/fields", fwRaft, fwHclog, fwRaftWAL, fwZerolog),
+		tests: list("engine/enginetest", "engine/tlscert", fwTestify)},
 
 	// The protocol server and its rooms.
 	"engine": {code: list("codec", "jobs", "jobs/cluster", "engine/tlscert", "engine/internal/commit", "engine/internal/listen",
 		"engine/internal/memreturn", "engine/internal/ratelog", "engine/internal/token", fwGnet, fwXsys, fwZerolog),
-		tests: list("engine/enginetest", fwBeanstalk, fwTestify)},
+		tests: list("engine/enginetest", fwBeanstalk, fwTestify, fwYaml)},
 	"engine/front": {code: list("codec", "engine/tlscert", fwZerolog),
 		tests: list("engine", "engine/enginetest", fwBeanstalk, fwTestify)},
 	"engine/embed": {code: list("codec", "jobs", "wal", "engine", "engine/internal/commit", "engine/internal/memreturn", fwZerolog),
 		tests: list("engine/enginetest", fwBeanstalk, fwTestify)},
 	"engine/admin": {code: list("codec", "jobs", "jobs/cluster", "engine/internal/commit", "engine/internal/token", fwPrometheus, fwZerolog),
 		tests: list("engine", "engine/enginetest", fwBeanstalk, fwChromedp, fwCdproto, fwPromModel, fwPromCommon, fwTestify)},
-	"engine/tlscert":            {code: list(), tests: list()},
+	"engine/tlscert":            {code: list(), tests: list("engine/enginetest", fwTestify)},
 	"engine/internal/commit":    {code: list("jobs"), tests: list(fwTestify)},
 	"engine/internal/listen":    {code: list(), tests: list()},
 	"engine/internal/memreturn": {code: list("jobs"), tests: list(fwTestify)},
@@ -71,14 +72,14 @@ var arrows = map[string]allow{
 	// The programs.
 	"cmd/stalkd": {code: list("engine", "engine/admin", "engine/embed", "engine/front", "engine/tlscert", "jobs", "jobs/cluster",
 		"wal", "wal/raft", fwXsys, fwZerolog),
-		tests: list("engine/enginetest", fwTestify)},
+		tests: list("codec", "engine/enginetest", fwTestify)},
 	"cmd/stalkctl": {code: list("cmd/stalkctl/internal/client", "jobs/cluster", fwXsys),
-		tests: list("engine", "engine/admin", "engine/enginetest", "engine/enginetest/inproc", "jobs", fwBeanstalk, fwZerolog)},
+		tests: list("engine", "engine/admin", "engine/enginetest", "engine/enginetest/inproc", "jobs", fwBeanstalk, fwTestify, fwZerolog)},
 	"cmd/stalkctl/internal/client": {code: list("codec"), tests: list()},
 	"cmd/examples/gateway":         {code: list("engine", "engine/embed", fwZerolog), tests: list(fwTestify)},
 
 	// Load generator and fuzz targets.
 	"benchmarks/loadgen":          {code: list(), tests: list(fwTestify)},
 	"benchmarks/cmd/stalkd-bench": {code: list("benchmarks/loadgen"), tests: list(fwTestify)},
-	"fuzz":                        {code: list(), tests: list("codec", "jobs", "jobs/jobsmodel", "wal", fwTestify)},
+	"fuzz":                        {code: list(), tests: list("codec", "jobs", "jobs/jobsmodel", "wal", "wal/raft", fwTestify)},
 }

@@ -7,15 +7,18 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"os/signal"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/rs/zerolog"
 
 	"github.com/stalkd/stalkd/engine"
 	"github.com/stalkd/stalkd/engine/front"
+	"github.com/stalkd/stalkd/engine/tlscert"
 	"github.com/stalkd/stalkd/jobs"
 	"github.com/stalkd/stalkd/jobs/cluster"
 	"github.com/stalkd/stalkd/wal/raft"
@@ -28,6 +31,7 @@ type clusterFlags struct {
 	// Timeout is --raft-timeout: raft's heartbeat and election timeouts
 	// (the leader lease is half); 0 means raft.DefaultTiming's.
 	Timeout time.Duration
+	TLS     nodeTLSFlags // --raft-tls-* (clustertls.go)
 }
 
 const clusterUsage = ` --raft-id ID
@@ -66,6 +70,9 @@ func init() {
 // checkCluster validates the cluster flags once all are read.
 func (o *options) checkCluster() error {
 	c := o.cluster
+	if err := c.TLS.check(c.ID != ""); err != nil {
+		return err
+	}
 	if c.ID == "" {
 		if c.Addr != "" || c.Peers != "" || c.Timeout != 0 {
 			return usageError("--raft-addr, --raft-peers and --raft-timeout need --raft-id")
@@ -104,6 +111,13 @@ func runCluster(o options, root zerolog.Logger) error {
 		return err
 	}
 	warnSingleNodeLog(o.journal.Dir, log)
+	nodeTLS, err := o.cluster.TLS.load(log)
+	if err != nil {
+		return err
+	}
+	if nodeTLS != nil {
+		signal.Notify(d.sigs, syscall.SIGHUP)
+	}
 	lns, err := clusterListeners(o, d.tlsConfig)
 	if err != nil {
 		return &exitError{exitSocket, err}
@@ -120,11 +134,12 @@ func runCluster(o options, root zerolog.Logger) error {
 		}
 	}
 	ls := &leaderServer{o: o, host: host, log: log, engineLog: componentLogger(root, "engine"), tokens: d.tokens,
-		maxConns: maxConns(o.net.maxConns, raiseFileLimit(log))}
+		maxConns: maxConns(o.net.maxConns, raiseFileLimit(log)), nodeTLS: nodeTLS}
 	node, err := raft.Open(raft.Config{
 		ID: o.cluster.ID, Addr: o.cluster.Addr, Peers: peers, Dir: o.journal.Dir,
 		OnLeader: ls.start, OnFollower: ls.stop,
 		Timing: raftTiming(o.cluster.Timeout),
+		TLS:    raftTLS(nodeTLS),
 		Logger: log,
 	})
 	if err != nil {
@@ -144,15 +159,18 @@ func runCluster(o options, root zerolog.Logger) error {
 				li, err := node.LeaderAddr(ctx)
 				return li.Addr, li.Term, err
 			},
+			Moved:      node.LeaderChanged,
 			MaxJobSize: maxJobSize(o.maxJob),
 			MaxConns:   ls.maxConns,
+			TLS:        frontTLS(nodeTLS),
 			Logger:     flog,
 		}))
 	}
 	adm, err := startClusterAdmin(o.admin, ls, log)
 	if err == nil {
 		err = d.waitSignals(serving{drain: ls.drain,
-			drained: "drain mode: new jobs are refused from now on, while this node leads"}, log)
+			drained: "drain mode: new jobs are refused from now on, while this node leads",
+			hup:     func() { reloadNodeTLS(nodeTLS, log) }}, log)
 	}
 	adm.markStopping()
 	ctx, cancel := context.WithTimeout(context.Background(), stopTimeout)
@@ -212,6 +230,7 @@ type leaderServer struct {
 	q         *jobs.Queue
 	draining  bool
 	node      atomic.Pointer[raft.Node] // set once Open returns
+	nodeTLS   *tlscert.NodeTLS          // the node port's mutual TLS; nil: plain
 }
 
 // clusterInfo is this node's view of its cluster, for stats-cluster and
@@ -240,7 +259,7 @@ func (ls *leaderServer) start(q *jobs.Queue) (string, error) {
 	ls.mu.Lock()
 	q.SetDraining(ls.draining)
 	ls.mu.Unlock()
-	srv, err := engine.Listen(context.Background(), engine.Config{
+	cfg := engine.Config{
 		Addr:         net.JoinHostPort(ls.host, "0"),
 		MaxJobSize:   maxJobSize(ls.o.maxJob),
 		Logger:       ls.engineLog,
@@ -248,7 +267,9 @@ func (ls *leaderServer) start(q *jobs.Queue) (string, error) {
 		IdleTimeout:  ls.o.net.idleTimeout, // the front closes a client whose carried connection the engine closed
 		AuthTokens:   ls.tokens,            // the front carries "auth" like any command
 		ClusterStats: ls.clusterInfo,
-	})
+	}
+	leaderTLS(&cfg, ls.nodeTLS)
+	srv, err := engine.Listen(context.Background(), cfg)
 	if err == nil {
 		err = srv.Serve(engine.Backend{Queue: q})
 	}

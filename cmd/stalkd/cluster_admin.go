@@ -31,7 +31,7 @@ func (c clusterAdmin) AddVoter(id, addr string) error {
 	if n == nil {
 		return cluster.ErrNotLeader
 	}
-	return n.AddVoter(id, addr)
+	return n.ForwardAddVoter(id, addr)
 }
 
 func (c clusterAdmin) RemoveServer(id string) error {
@@ -39,7 +39,7 @@ func (c clusterAdmin) RemoveServer(id string) error {
 	if n == nil {
 		return cluster.ErrNotLeader
 	}
-	return n.RemoveServer(id)
+	return n.ForwardRemoveServer(id)
 }
 
 // startClusterAdmin starts --admin for a cluster member (nil when off).

@@ -17,7 +17,8 @@ import (
 // The run/signal path both modes share. A single node and a cluster member
 // start the same way (prelude: the -b directory, signals, TLS, the token
 // file) and obey the same signals (waitSignals): SIGUSR1 drains, SIGHUP
-// reloads the TLS certificate, SIGTERM and SIGINT stop. What differs is
+// reloads the TLS certificates (a member's node TLS too), SIGTERM and
+// SIGINT stop. What differs is
 // only what serves in between: an engine (run.go) or a front carrying
 // clients to the leader (cluster.go).
 
@@ -86,6 +87,7 @@ func signalsAndTLS(o options) (chan os.Signal, *tls.Config, *tlscert.CertFiles, 
 type serving struct {
 	drain   func()
 	drained string         // the log line once drain mode is on
+	hup     func()         // more to reload on SIGHUP (a member's node TLS); nil: none
 	srv     *engine.Server // nil in cluster mode
 }
 
@@ -100,9 +102,12 @@ func (d *daemon) waitSignals(s serving, log zerolog.Logger) error {
 		select {
 		case sig := <-d.sigs:
 			switch sig {
-			case syscall.SIGHUP: // subscribed only with --tls
+			case syscall.SIGHUP: // subscribed only with certificates to reload
 				if d.certs != nil {
 					reloadCerts(d.certs, log)
+				}
+				if s.hup != nil {
+					s.hup()
 				}
 			case syscall.SIGUSR1:
 				s.drain()
