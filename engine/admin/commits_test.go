@@ -35,8 +35,7 @@ func TestActionsWaitForTheCommit(t *testing.T) {
 		code, _ := s.do(http.MethodPost, "/v1/tubes/work/kick?n=1")
 		done <- code
 	}()
-	require.Eventually(t, func() bool { return j.Appended() == 3 }, enginetest.Timeout, time.Millisecond,
-		"the kick is journalled")
+	enginetest.Eventually(t, "the kick to be journalled", func() bool { return j.Appended() == 3 })
 	select {
 	case code := <-done:
 		t.Fatalf("answered %d before the commit", code)
@@ -55,7 +54,7 @@ func TestActionsWaitForTheCommit(t *testing.T) {
 		done <- code
 		assert.Contains(t, string(b), `"the journal failed: disk on fire"`)
 	}()
-	require.Eventually(t, func() bool { return j.Appended() == 4 }, enginetest.Timeout, time.Millisecond)
+	enginetest.Eventually(t, "the second kick to be journalled", func() bool { return j.Appended() == 4 })
 	j.Fail(errors.New("disk on fire"))
 	select {
 	case code := <-done:
