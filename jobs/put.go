@@ -38,6 +38,12 @@ func (s *Session) Put(r PutRequest) (id, seq uint64, err error) {
 	}
 	var w wakeups
 	t.mu.Lock()
+	if t.pol != nil && t.full() {
+		t.refusedFull++
+		t.mu.Unlock()
+		recycle(j)
+		return id, 0, ErrQueueFull
+	}
 	if seq, err = q.logJob(j, RecPut); err != nil {
 		t.mu.Unlock()
 		return id, 0, err
