@@ -117,6 +117,13 @@ func (s *Session) Release(id uint64, pri uint32, delay time.Duration) (uint64, e
 		return 0, ErrNotFound
 	}
 	now := q.clock.Now()
+	if t.pol != nil && t.exhausted(j) {
+		seq, retry, err := q.retire(t, j, s, false, now, s.stripe())
+		if retry {
+			return s.Release(id, pri, delay)
+		}
+		return seq, err
+	}
 	rec := j.record(RecUpdate)
 	rec.Pri, rec.Delay, rec.Releases = pri, delay, j.ext.releases+1
 	rec.State, rec.Deadline = Ready, 0

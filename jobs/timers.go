@@ -266,6 +266,11 @@ func (q *Queue) jobTimer(t *tube, j *job, id uint64, now int64) {
 		t.delayed.remove(j)
 		q.stats.add(0, cDelayed, -1)
 		q.makeReady(t, j, now, 0, &w)
+	case j.state == Reserved && now > j.ext.deadline && t.exhausted(j):
+		if _, retry, _ := q.retire(t, j, nil, true, now, 0); retry {
+			q.jobTimer(t, j, id, now)
+		}
+		return // retire released t.mu (and a failed journal fails later commits)
 	case j.state == Reserved && now > j.ext.deadline:
 		if q.replicated {
 			q.logRequeued(j, true)
