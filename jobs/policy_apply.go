@@ -9,12 +9,13 @@ func (q *Queue) applyPolicy(t *tube, c *compiled) {
 	t.pol = c
 	t.fillBucket()
 	t.mu.Unlock()
+	q.tubeTimer(t, q.clock.Now()) // serve waiters a removed rate held back
 }
 
 // fillBucket starts t's reserve_rate bucket full. t.mu held (or t not yet
 // published).
 func (t *tube) fillBucket() {
-	t.tokens, t.refilled = 0, 0
+	t.tokens, t.refilled = 0, unfilled
 	if t.pol != nil {
 		t.tokens = t.pol.burst
 	}

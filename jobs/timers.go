@@ -240,7 +240,7 @@ func (q *Queue) fire(now int64) {
 		q.jobTimer(f.t, f.j, f.id, now)
 	}
 	for _, f := range tubes {
-		q.unpause(f.t, now)
+		q.tubeTimer(f.t, now)
 	}
 	for _, f := range sess {
 		q.sessionTimer(f.s, f.wait)
@@ -279,22 +279,6 @@ func (q *Queue) jobTimer(t *tube, j *job, id uint64, now int64) {
 		j.ext.timeouts++
 		q.stats.add(0, cTimeouts, 1)
 		q.makeReady(t, j, now, 0, &w)
-	}
-	t.mu.Unlock()
-	q.finish(&w)
-}
-
-// unpause ends a tube's pause and serves its waiters.
-func (q *Queue) unpause(t *tube, now int64) {
-	var w wakeups
-	t.mu.Lock()
-	if t.pause > 0 && now >= t.unpauseAt {
-		t.pause = 0
-		for t.ready.len() > 0 && len(t.waiters.items) > 0 {
-			j := t.ready.pop()
-			q.unready(t, j, 0)
-			q.makeReady(t, j, now, 0, &w)
-		}
 	}
 	t.mu.Unlock()
 	q.finish(&w)
