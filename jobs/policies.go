@@ -66,6 +66,7 @@ func (q *Queue) SetPolicySeq(tube string, p Policy) (uint64, error) {
 	}
 	ps := &q.pols
 	ps.setMu.Lock()
+	defer q.servePolicyTube(tube) // runs after the unlock below
 	defer ps.setMu.Unlock()
 	old := ps.byName[tube] // setMu held: no one else writes byName
 	if old != nil && reflect.DeepEqual(old.c.p, c.p) {
@@ -106,6 +107,7 @@ func (q *Queue) RemovePolicySeq(tube string) (removed bool, seq uint64, err erro
 	}
 	ps := &q.pols
 	ps.setMu.Lock()
+	defer q.servePolicyTube(tube) // runs after the unlock below
 	defer ps.setMu.Unlock()
 	old := ps.byName[tube]
 	if old == nil {
@@ -156,6 +158,7 @@ func (q *Queue) RestorePolicy(tube string, p Policy, fired []int64) error {
 	}
 	ps := &q.pols
 	ps.setMu.Lock()
+	defer q.servePolicyTube(tube) // runs after the unlock below
 	defer ps.setMu.Unlock()
 	now := q.clock.Now()
 	e := &policyEntry{tube: tube, c: c, fired: make([]int64, len(c.p.Schedule))}

@@ -9,7 +9,16 @@ func (q *Queue) applyPolicy(t *tube, c *compiled) {
 	t.pol = c
 	t.fillBucket()
 	t.mu.Unlock()
-	q.tubeTimer(t, q.clock.Now()) // serve waiters a removed rate held back
+}
+
+// servePolicyTube serves the waiters of the tube called name, if it exists,
+// after its policy changed (a removed rate no longer holds its jobs back).
+// No queue lock held: it may wake sessions.
+func (q *Queue) servePolicyTube(name string) {
+	if t := q.tubes.hold([]byte(name)); t != nil {
+		q.tubeTimer(t, q.clock.Now())
+		q.releaseTube(t)
+	}
 }
 
 // fillBucket starts t's reserve_rate bucket full. t.mu held (or t not yet
@@ -19,23 +28,6 @@ func (t *tube) fillBucket() {
 	if t.pol != nil {
 		t.tokens = t.pol.burst
 	}
-}
-
-// schedTimer is one schedule's timer in the timing wheels.
-type schedTimer struct {
-	e *policyEntry
-	i int
-}
-
-// startSchedules arms e's schedules. setMu held.
-func (q *Queue) startSchedules(e *policyEntry) {
-	// Step 2 arms the schedules' timers.
-	_ = e
-}
-
-// stopSchedules disarms e's schedules. setMu held.
-func (q *Queue) stopSchedules(e *policyEntry) {
-	_ = e
 }
 
 // full reports whether t's max_ready refuses a put. t.mu held, t.pol set.
