@@ -23,6 +23,9 @@ func (t *tube) exhausted(j *job) bool {
 // TTR to have run out at now). retry reports that the job or the policy
 // changed while the locks were swapped; the caller starts again.
 func (q *Queue) retire(t *tube, j *job, owner *Session, timedOut bool, now int64, st int) (seq uint64, retry bool, err error) {
+	if timedOut {
+		defer q.stats.add(st, cTimeouts, 1) // once done: a retry is not counted twice
+	}
 	dl := t.pol.p.DeadLetter
 	if dl == "" {
 		defer t.mu.Unlock()
