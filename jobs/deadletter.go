@@ -16,6 +16,12 @@ func (t *tube) exhausted(j *job) bool {
 	return t.pol != nil && t.pol.p.MaxReserves > 0 && j.ext.reserves >= t.pol.p.MaxReserves
 }
 
+// countsReserves reports whether t's policy limits reserves: its jobs'
+// reserve counts must then reach the journal even when a reservation ends
+// without a record of its own (a TTR running out, a session closing).
+// t.mu held.
+func (t *tube) countsReserves() bool { return t.pol != nil && t.pol.p.MaxReserves > 0 }
+
 // retire buries or dead-letters reserved job j of t, which is exhausted,
 // instead of releasing it (timedOut: instead of timing it out). It is
 // called with t.mu held and returns with it released. owner is the session
