@@ -1,6 +1,8 @@
 package jobs
 
 import (
+	"math"
+	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -112,4 +114,59 @@ func TestReserveRateRemovedServesWaiters(t *testing.T) {
 	require.Equal(t, 1, wakes.n)
 	_, err = w.TakeOutcome()
 	require.NoError(t, err)
+}
+
+// TestReserveRateBound drives a worker that always reserves (and waits)
+// on a tube that always has jobs, with the clock moving in random strides
+// of 1 ms ticks, and checks the token bucket's promise at every tick: by
+// time T (from the policy's start) at most burst + rate*T jobs were handed
+// out, and at least that minus one, less what a full bucket cannot hold
+// while the hand-off waits for its tick (rate x 1 ms per job).
+func TestReserveRateBound(t *testing.T) {
+	for _, rate := range []float64{0.3, 1, 2.5, 7, 40} {
+		f, p := rateFixture(t, rate, 0)
+		burst := math.Ceil(rate)
+		rng := rand.New(rand.NewPCG(uint64(rate*10), 1))
+		w, _ := rateWorker(f)
+		got := 0
+		// check holds always; a waiting worker also shows no token was
+		// held back (beyond the slack).
+		check := func() {
+			elapsed := float64(f.clock.Now()-t0) / 1e9
+			allowed := burst + rate*elapsed
+			require.LessOrEqual(t, float64(got), allowed+1e-6, "rate %v at %.3fs", rate, elapsed)
+			if w.Waiting() {
+				slack := 1 + rate*0.001*float64(got)
+				require.GreaterOrEqual(t, float64(got), allowed-slack-1e-6, "rate %v at %.3fs", rate, elapsed)
+			}
+		}
+		take := func(d JobData) {
+			got++
+			_, err := w.Delete(d.ID)
+			require.NoError(t, err)
+			check()
+		}
+		for step := 0; step < 200; step++ {
+			for f.q.stats.sum(cReady) < 3 {
+				f.put(p, 1, 0)
+			}
+			if !w.Waiting() {
+				d, err := w.Reserve(-1)
+				if err == nil {
+					take(d)
+					continue
+				}
+				require.ErrorIs(t, err, ErrWaiting)
+				check()
+			}
+			for range rng.IntN(400) {
+				f.advance(time.Millisecond)
+				if d, err := w.TakeOutcome(); err == nil {
+					take(d)
+					break
+				}
+				check()
+			}
+		}
+	}
 }
