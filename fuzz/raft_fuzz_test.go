@@ -21,9 +21,9 @@ func raftRecords() []jobs.Record {
 		{Kind: jobs.RecDelete, ID: 12345},
 		{Kind: jobs.RecClear, IDs: []uint64{3, 4, 9, 1 << 50, 2}},
 		{Kind: jobs.RecPause, Tube: "emails", Delay: time.Minute, Deadline: 1_700_000_060_000_000_000},
-		{Kind: jobs.RecPolicy, Tube: "emails", Policy: &jobs.Policy{MaxReserves: 3, DeadLetter: "dead", MaxReady: 9,
+		{Kind: jobs.RecPolicy, Tube: "emails", Policy: &jobs.PolicyRecord{Policy: jobs.Policy{MaxReserves: 3, DeadLetter: "dead", MaxReady: 9,
 			ReserveRate: 1.5, Schedule: []jobs.Schedule{{Cron: "*/5 * * * *", Body: "x", Priority: 1, TTR: 2}}},
-			Fired: []int64{1_700_000_000_000_000_000}},
+			Fired: []int64{1_700_000_000_000_000_000}}},
 		{Kind: jobs.RecPolicy, Tube: "gone"},
 		{Kind: jobs.RecPut, ID: 5, Tube: "emails", State: jobs.Ready, TTR: time.Second, Body: []byte("x"),
 			Sched: 1, SchedAt: 1_700_000_300_000_000_000},
@@ -70,7 +70,7 @@ func FuzzRaftEntry(f *testing.F) {
 				require.NotEmpty(t, r.Tube)
 				if r.Policy != nil {
 					require.NoError(t, r.Policy.Validate())
-					require.Len(t, r.Fired, len(r.Policy.Schedule))
+					require.Len(t, r.Policy.Fired, len(r.Policy.Schedule))
 				}
 			case jobs.RecPut:
 				require.NotZero(t, r.ID)

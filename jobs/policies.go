@@ -84,7 +84,10 @@ func (q *Queue) SetPolicySeq(tube string, p Policy) (uint64, error) {
 			}
 		}
 	}
-	seq, err := q.append(Record{Kind: RecPolicy, Tube: tube, Policy: &e.c.p, Fired: e.fired})
+	// The record gets its own copy of the progress: schedules update e.fired
+	// while the journal may still hold the record.
+	pr := &PolicyRecord{Policy: e.c.p, Fired: append([]int64(nil), e.fired...)}
+	seq, err := q.append(Record{Kind: RecPolicy, Tube: tube, Policy: pr})
 	if err != nil {
 		return 0, err
 	}
@@ -180,8 +183,8 @@ func (q *Queue) RewritePolicies() (seq uint64, err error) {
 	ps.setMu.Lock()
 	defer ps.setMu.Unlock()
 	for name, e := range ps.byName {
-		fired := append([]int64(nil), e.fired...)
-		if seq, err = q.append(Record{Kind: RecPolicy, Tube: name, Policy: &e.c.p, Fired: fired}); err != nil {
+		pr := &PolicyRecord{Policy: e.c.p, Fired: append([]int64(nil), e.fired...)}
+		if seq, err = q.append(Record{Kind: RecPolicy, Tube: name, Policy: pr}); err != nil {
 			return 0, err
 		}
 	}

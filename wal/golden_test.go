@@ -45,13 +45,13 @@ var goldenRecords = []struct {
 	{"delete", jobs.Record{Kind: jobs.RecDelete, ID: 123_456}},
 	{"clear", jobs.Record{Kind: jobs.RecClear, IDs: []uint64{5, 6, 7, 1000, 4, 1<<64 - 1}}},
 	{"clear-empty", jobs.Record{Kind: jobs.RecClear}},
-	{"policy", jobs.Record{Kind: jobs.RecPolicy, Tube: "emails", Policy: &jobs.Policy{
+	{"policy", jobs.Record{Kind: jobs.RecPolicy, Tube: "emails", Policy: &jobs.PolicyRecord{Policy: jobs.Policy{
 		MaxReserves: 5, DeadLetter: "emails-dead", MaxReady: 1<<32 - 1, ReserveRate: 2.5,
 		Schedule: []jobs.Schedule{
 			{Cron: "*/5 * * * *", Body: "report", Priority: 10, TTR: 60},
 			{Cron: "@every 30s", Body: "", Priority: 1<<32 - 1},
-		}}, Fired: []int64{1_700_000_000_000_000_000, -1}}},
-	{"policy-plain", jobs.Record{Kind: jobs.RecPolicy, Tube: "t", Policy: &jobs.Policy{MaxReady: 1}}},
+		}}, Fired: []int64{1_700_000_000_000_000_000, -1}}}},
+	{"policy-plain", jobs.Record{Kind: jobs.RecPolicy, Tube: "t", Policy: &jobs.PolicyRecord{Policy: jobs.Policy{MaxReady: 1}}}},
 	{"policy-removed", jobs.Record{Kind: jobs.RecPolicy, Tube: "emails"}},
 	{"put-scheduled", jobs.Record{Kind: jobs.RecPut, ID: 77, Tube: "emails", State: jobs.Ready, Pri: 10,
 		TTR: 60 * time.Second, Created: 1_700_000_000_000_000_001, Body: []byte("report"),

@@ -38,7 +38,7 @@ func (m *image) applyPolicy(r *jobs.Record, index uint64) {
 		return
 	}
 	fired := make([]int64, len(r.Policy.Schedule))
-	copy(fired, r.Fired)
+	copy(fired, r.Policy.Fired)
 	m.policies[r.Tube] = &imagePolicy{p: r.Policy.Clone(), fired: fired, index: index}
 }
 
@@ -61,7 +61,8 @@ func (m *image) policyRecords() []jobs.Record {
 	recs := make([]jobs.Record, 0, len(names))
 	for _, name := range names {
 		ip := m.policies[name]
-		recs = append(recs, jobs.Record{Kind: jobs.RecPolicy, Tube: name, Policy: &ip.p, Fired: ip.fired})
+		recs = append(recs, jobs.Record{Kind: jobs.RecPolicy, Tube: name,
+			Policy: &jobs.PolicyRecord{Policy: ip.p, Fired: ip.fired}})
 	}
 	return recs
 }
@@ -74,7 +75,7 @@ func restorePolicies(q queue, img *image) (int, error) {
 	}
 	recs := img.policyRecords()
 	for _, r := range recs {
-		if err := pq.RestorePolicy(r.Tube, *r.Policy, r.Fired); err != nil {
+		if err := pq.RestorePolicy(r.Tube, r.Policy.Policy, r.Policy.Fired); err != nil {
 			return 0, fmt.Errorf("wal: restore the policy of tube %q: %w", r.Tube, err)
 		}
 	}

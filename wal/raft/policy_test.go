@@ -17,9 +17,9 @@ import (
 
 func policyRecords() []jobs.Record {
 	return []jobs.Record{
-		{Kind: jobs.RecPolicy, Tube: "emails", Policy: &jobs.Policy{MaxReserves: 3, DeadLetter: "dead",
+		{Kind: jobs.RecPolicy, Tube: "emails", Policy: &jobs.PolicyRecord{Policy: jobs.Policy{MaxReserves: 3, DeadLetter: "dead",
 			MaxReady: 10, ReserveRate: 0.5, Schedule: []jobs.Schedule{{Cron: "@every 1m", Body: "x", Priority: 2, TTR: 5}}},
-			Fired: []int64{1_700_000_000_000_000_000}},
+			Fired: []int64{1_700_000_000_000_000_000}}},
 		{Kind: jobs.RecPut, ID: 8, Tube: "emails", State: jobs.Ready, Pri: 2, TTR: 5 * time.Second,
 			Created: 1_700_000_060_000_000_001, Body: []byte("x"), Sched: 1, SchedAt: 1_700_000_060_000_000_000},
 		{Kind: jobs.RecPolicy, Tube: "gone"},
@@ -50,13 +50,14 @@ func TestEntryGoldenPolicy(t *testing.T) {
 func TestStatePoliciesAndSnapshot(t *testing.T) {
 	f := newFSM(zerolog.Nop())
 	recs := append(policyRecords(),
-		jobs.Record{Kind: jobs.RecPolicy, Tube: "gone", Policy: &jobs.Policy{MaxReady: 1}},
+		jobs.Record{Kind: jobs.RecPolicy, Tube: "gone", Policy: &jobs.PolicyRecord{Policy: jobs.Policy{MaxReady: 1}}},
 		jobs.Record{Kind: jobs.RecPolicy, Tube: "gone"})
 	require.Nil(t, f.Apply(&hraft.Log{Index: 1, Type: hraft.LogCommand, Data: encodeEntry(recs, 0)}))
 	require.Len(t, f.st.policies, 1)
 	p := f.st.policies["emails"]
-	assert.Equal(t, []int64{1_700_000_060_000_000_000}, p.Fired, "the scheduled put advanced the progress")
-	assert.Equal(t, recs[0].Policy, p.Policy)
+	assert.Equal(t, []int64{1_700_000_060_000_000_000}, p.Policy.Fired, "the scheduled put advanced the progress")
+	assert.Equal(t, recs[0].Policy.Policy, p.Policy.Policy)
+	assert.Equal(t, []int64{1_700_000_000_000_000_000}, recs[0].Policy.Fired, "the applied record is not changed")
 
 	snap, err := f.Snapshot()
 	require.NoError(t, err)
@@ -72,7 +73,7 @@ func TestStatePoliciesAndSnapshot(t *testing.T) {
 	require.NoError(t, g.withState(func(s *state) error { return s.restoreInto(q) }))
 	got, ok := q.Policy("emails")
 	require.True(t, ok)
-	assert.Equal(t, *recs[0].Policy, got)
+	assert.Equal(t, recs[0].Policy.Policy, got)
 	// Restored at +90 s with the last fire at +60 s: the next is at +120 s.
 	q.Tick()
 	st, err := q.StatsTube([]byte("emails"))

@@ -50,8 +50,10 @@ func (s *state) apply(rec *jobs.Record) {
 			return
 		}
 		r := *rec
-		r.Fired = make([]int64, len(rec.Policy.Schedule))
-		copy(r.Fired, rec.Fired)
+		pr := *rec.Policy
+		pr.Fired = make([]int64, len(pr.Schedule))
+		copy(pr.Fired, rec.Policy.Fired)
+		r.Policy = &pr
 		s.policies[rec.Tube] = &r
 	case jobs.RecPut:
 		r := *rec
@@ -81,12 +83,14 @@ func (s *state) apply(rec *jobs.Record) {
 // time rec.SchedAt.
 func (s *state) advanceSchedule(rec *jobs.Record) {
 	p := s.policies[rec.Tube]
-	if p == nil || int(rec.Sched) > len(p.Fired) || p.Fired[rec.Sched-1] >= rec.SchedAt {
+	if p == nil || int(rec.Sched) > len(p.Policy.Fired) || p.Policy.Fired[rec.Sched-1] >= rec.SchedAt {
 		return
 	}
+	pr := *p.Policy
+	pr.Fired = append([]int64(nil), pr.Fired...)
+	pr.Fired[rec.Sched-1] = rec.SchedAt
 	r := *p
-	r.Fired = append([]int64(nil), p.Fired...)
-	r.Fired[rec.Sched-1] = rec.SchedAt
+	r.Policy = &pr
 	s.policies[rec.Tube] = &r
 }
 
@@ -135,7 +139,7 @@ func (s *state) restoreInto(q *jobs.Queue) error {
 		}
 	}
 	for _, p := range s.policies {
-		if err := q.RestorePolicy(p.Tube, *p.Policy, p.Fired); err != nil {
+		if err := q.RestorePolicy(p.Tube, p.Policy.Policy, p.Policy.Fired); err != nil {
 			return err
 		}
 	}

@@ -13,7 +13,7 @@ import (
 // reserve_rate (8 bytes, the float64's IEEE bits little endian), the number
 // of schedules, and per schedule: cron (length, bytes), body (length,
 // bytes), priority (uvarint), ttr (uvarint) and its last fire time
-// (varint, Clock ns; rec.Fired[i], 0 when missing).
+// (varint, Clock ns; rec.Policy.Fired[i], 0 when missing).
 func AppendPolicy(dst []byte, rec *jobs.Record) []byte {
 	dst = appendString(dst, rec.Tube)
 	p := rec.Policy
@@ -32,8 +32,8 @@ func AppendPolicy(dst []byte, rec *jobs.Record) []byte {
 		dst = binary.AppendUvarint(dst, uint64(s.Priority))
 		dst = binary.AppendUvarint(dst, uint64(s.TTR))
 		var fired int64
-		if i < len(rec.Fired) {
-			fired = rec.Fired[i]
+		if i < len(p.Fired) {
+			fired = p.Fired[i]
 		}
 		dst = binary.AppendVarint(dst, fired)
 	}
@@ -65,7 +65,7 @@ func (d *Reader) Policy(r *jobs.Record) {
 		d.Fail()
 		return
 	}
-	p := &jobs.Policy{}
+	p := &jobs.PolicyRecord{}
 	p.MaxReserves = d.Uint32()
 	p.DeadLetter = string(d.Bytes())
 	p.MaxReady = d.Uint32()
@@ -82,13 +82,13 @@ func (d *Reader) Policy(r *jobs.Record) {
 	}
 	if n > 0 {
 		p.Schedule = make([]jobs.Schedule, n)
-		r.Fired = make([]int64, n)
+		p.Fired = make([]int64, n)
 	}
 	for i := range p.Schedule {
 		s := &p.Schedule[i]
 		s.Cron, s.Body = string(d.Bytes()), string(d.Bytes())
 		s.Priority, s.TTR = d.Uint32(), d.Uint32()
-		r.Fired[i] = d.Varint()
+		p.Fired[i] = d.Varint()
 	}
 	r.Policy = p
 }
