@@ -24,6 +24,11 @@ func TestCommandTable(t *testing.T) {
 	seenPrefix := map[string]bool{}
 	for _, s := range specs {
 		assert.NotEmpty(t, s.Usage, "%v is documented", s.Op)
+		cmd, _, ok := NewDecoder(100).Decode([]byte(s.Sample + "\r\n"))
+		if assert.True(t, ok, "%v: sample %q is a whole line", s.Op, s.Sample) {
+			assert.NoError(t, cmd.Err, "%v: sample %q parses", s.Op, s.Sample)
+			assert.Equal(t, s.Op, cmd.Op, "%v: sample %q is a line of its own command", s.Op, s.Sample)
+		}
 		assert.False(t, seenPrefix[s.Prefix], "%q declared twice", s.Prefix)
 		seenPrefix[s.Prefix] = true
 		v := lookup([]byte(s.Prefix + "x"))

@@ -114,14 +114,15 @@ func AppendOK(dst []byte, doc []byte) []byte {
 	return append(dst, crlf...)
 }
 
-// AppendYAMLList appends the YAML document for a list of tube names as the reference prints
-// it: "---\n" then "- <item>\n" per item, LF line ends, no CRLF (AppendOK adds that). An item
-// that would not read back as the same string bare is quoted (AppendYAMLString).
-func AppendYAMLList(dst []byte, items []string) []byte {
+// AppendYAMLList appends the YAML document for a list of tube names byte for byte as the
+// reference prints it: "---\n" then "- <name>\n" per name, bare, LF line ends, no CRLF
+// (AppendOK adds that). Names are never quoted (see yaml.go): clients that split lines keep
+// quotes as part of the name.
+func AppendYAMLList(dst []byte, names []string) []byte {
 	dst = append(dst, "---\n"...)
-	for _, it := range items {
+	for _, n := range names {
 		dst = append(dst, "- "...)
-		dst = AppendYAMLString(dst, it)
+		dst = append(dst, n...)
 		dst = append(dst, '\n')
 	}
 	return dst

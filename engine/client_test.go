@@ -159,3 +159,29 @@ func TestClientStats(t *testing.T) {
 	assert.Equal(t, "true", st["draining"])
 	assert.Equal(t, "2", st["cmd-put"], "a refused put still counts")
 }
+
+// A line-splitting client (go-beanstalk) reads tube names that YAML would
+// type as numbers, booleans or null back exactly: they go out bare, as 1.12
+// sends them (issue 19; quoting them broke pheanstalk and Laravel). The
+// list-tubes-watched bytes are pinned against 1.12 in difftest.
+func TestClientTubeNamesRoundTrip(t *testing.T) {
+	c := dialClient(t, startServer(t))
+	names := []string{"0.5", "123", "007", "yes", "null", "a-b", "foo.bar"}
+	ids := map[string]uint64{}
+	for _, n := range names {
+		id, err := beanstalk.NewTube(c, n).Put([]byte("x"), 0, 0, time.Minute)
+		require.NoError(t, err)
+		ids[n] = id
+	}
+	all, err := c.ListTubes()
+	require.NoError(t, err)
+	assert.Equal(t, append([]string{"default"}, names...), all)
+	for _, n := range names {
+		st, err := beanstalk.NewTube(c, n).Stats()
+		require.NoError(t, err)
+		assert.Equal(t, n, st["name"])
+		js, err := c.StatsJob(ids[n])
+		require.NoError(t, err)
+		assert.Equal(t, n, js["tube"])
+	}
+}

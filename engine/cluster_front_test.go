@@ -149,7 +149,7 @@ func TestFrontFailover(t *testing.T) {
 	c.Send("put 0 0 1 2 x\r\nuse a\r\nwatch b\r\nignore default\r\nreserve-with-timeout 60\r\n")
 	c.Expect("BAD_FORMAT\r\nUSING a\r\nWATCHING 2\r\nWATCHING 1\r\n")
 	// The reserve waits on the first leader; the leader changes.
-	waitUntil(t, func() bool { return first.queue.Stats().Waiting == 1 })
+	enginetest.Eventually(t, "the reserve waiting on the first leader", func() bool { return first.queue.Stats().Waiting == 1 })
 	cur.Store(nil)
 	require.NoError(t, first.Stop(context.Background()))
 	cur.Store(second)
@@ -159,15 +159,6 @@ func TestFrontFailover(t *testing.T) {
 	st, err := second.queue.StatsTube([]byte("a"))
 	require.NoError(t, err)
 	assert.Equal(t, int64(1), st.Ready, "the put went to the second leader, in the used tube")
-}
-
-func waitUntil(t *testing.T, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		require.True(t, time.Now().Before(deadline), "timed out")
-		time.Sleep(time.Millisecond)
-	}
 }
 
 // TestFrontFramesLikeTheEngine: a put too big for -z is framed as the
@@ -204,7 +195,7 @@ func TestFrontFailoverAuth(t *testing.T) {
 	cur.Store(second)
 	// No command was in flight: once the front has moved over (its
 	// replayed session is on the second leader), the next one runs there.
-	waitUntil(t, func() bool { return second.queue.Stats().Connections == 1 })
+	enginetest.Eventually(t, "the front to move to the second leader", func() bool { return second.queue.Stats().Connections == 1 })
 	c.Send("list-tube-used\r\n")
 	assert.Equal(t, "USING a", c.Line())
 }

@@ -51,7 +51,7 @@ func TestStatsClusterMember(t *testing.T) {
 id: n1
 state: leader
 leader: n1
-leader-addr: "10.0.0.1:11310"
+leader-addr: 10.0.0.1:11310
 term: 3
 commit-index: 40
 applied-index: 39
@@ -60,10 +60,10 @@ entries-proposed: 5
 records-proposed: 120
 peers:
 - id: n1
-  addr: "10.0.0.1:11310"
+  addr: 10.0.0.1:11310
   voter: true
 - id: n2
-  addr: "10.0.0.2:11310"
+  addr: 10.0.0.2:11310
   voter: false
 `, statsCluster(t, srv.Addr().String()))
 	assert.Equal(t, int32(1), calls.Load(), "the hook is asked once per command")

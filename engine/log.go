@@ -34,8 +34,10 @@ func (g gnetLogger) Fatalf(format string, args ...any) {
 }
 
 // traceCommand logs a decoded command at trace level (-VV), like the
-// reference's "<FD command NAME" but with the whole command line. A put's
-// body is never logged: its arrival is a "job" line with the id and size.
+// reference's "<FD command NAME" but with the whole command line, rebuilt
+// from the command table's argument forms (codec.AppendLine), so no command
+// can be missed. A put's body is never logged: its arrival is a "job" line
+// with the id and size; an auth token is never logged.
 func (cn *conn) traceCommand(cmd *codec.Command) {
 	ev := cn.srv.log.Trace().Int("fd", int(cn.fd))
 	if cmd.Op == codec.OpPut {
@@ -43,45 +45,7 @@ func (cn *conn) traceCommand(cmd *codec.Command) {
 		return
 	}
 	var buf [96]byte
-	ev.Bytes("line", appendCommandLine(buf[:0], cmd)).Msg("command")
-}
-
-// appendCommandLine appends the command line cmd was decoded from, rebuilt
-// from its fields (numbers in canonical form). A line that failed to parse
-// is named by the command it matched, without arguments.
-func appendCommandLine(b []byte, cmd *codec.Command) []byte {
-	op := cmd.Op
-	if op == codec.OpNone {
-		return append(b, cmd.Matched.String()...)
-	}
-	b = append(b, op.String()...)
-	num := func(n uint64) { b = strconv.AppendUint(append(b, ' '), n, 10) }
-	switch op {
-	case codec.OpPutHeader:
-		num(uint64(cmd.Pri))
-		num(uint64(cmd.Delay))
-		num(uint64(cmd.TTR))
-		num(uint64(cmd.Size))
-	case codec.OpPeek, codec.OpReserveJob, codec.OpDelete, codec.OpKickJob, codec.OpTouch, codec.OpStatsJob:
-		num(cmd.ID)
-	case codec.OpRelease:
-		num(cmd.ID)
-		num(uint64(cmd.Pri))
-		num(uint64(cmd.Delay))
-	case codec.OpBury:
-		num(cmd.ID)
-		num(uint64(cmd.Pri))
-	case codec.OpKick:
-		num(uint64(cmd.Count))
-	case codec.OpReserveWithTimeout:
-		num(uint64(cmd.Timeout))
-	case codec.OpStatsTube, codec.OpUse, codec.OpWatch, codec.OpIgnore:
-		b = append(append(b, ' '), cmd.Name...)
-	case codec.OpPauseTube:
-		b = append(append(b, ' '), cmd.Name...)
-		num(uint64(cmd.Delay))
-	}
-	return b
+	ev.Bytes("line", codec.AppendLine(buf[:0], cmd)).Msg("command")
 }
 
 // traceReply logs the first line of a reply at trace level (-VV), like the

@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"gopkg.in/yaml.v3"
 
 	"github.com/stalkd/stalkd/codec"
 	"github.com/stalkd/stalkd/engine/enginetest"
@@ -63,7 +64,7 @@ total-connections pid version rusage-utime rusage-stime uptime binlog-oldest-ind
 binlog-current-index binlog-records-migrated binlog-records-written binlog-max-size draining id
 hostname os platform`)
 
-// yamlScalar: bare, or double-quoted when bare would misread (codec.AppendYAMLString).
+// yamlScalar: bare, or double-quoted where bare would break the YAML (codec.AppendYAMLString).
 const yamlScalar = `^(".*"|[^" ].*[^ ]|[^" ])$`
 
 var statsValue = map[string]*regexp.Regexp{
@@ -116,5 +117,32 @@ func TestKVTime(t *testing.T) {
 	}{{0, 0, "0.000000"}, {1, 2399, "1.002399"}, {12, 999999, "12.999999"}, {3, 100000, "3.100000"}} {
 		var tv = timeval(tc.sec, tc.usec)
 		assert.Equal(t, "k: "+tc.want+"\n", string(kvTime(nil, "k", tv)))
+	}
+}
+
+// The free-form strings are quoted only where bare they would break the
+// YAML (issue 19): Linux's os, which starts with '#', and a value holding
+// ": " are quoted; an ordinary hostname stays bare, numbers included.
+func TestStatsUnameQuoting(t *testing.T) {
+	for _, tc := range []struct {
+		host, os, platform string
+		want               []string
+	}{
+		{"worker-7.example.com", "#1 SMP PREEMPT_DYNAMIC Debian 6.1.76-1 (2024-02-01)", "x86_64", []string{
+			"hostname: worker-7.example.com\n",
+			"os: \"#1 SMP PREEMPT_DYNAMIC Debian 6.1.76-1 (2024-02-01)\"\n",
+			"platform: x86_64\n"}},
+		{"123", "build: 42 #7", "yes", []string{"hostname: 123\n", "os: \"build: 42 #7\"\n", "platform: yes\n"}},
+		{"", "a #b", "arm:", []string{"hostname: \"\"\n", "os: \"a #b\"\n", "platform: \"arm:\"\n"}},
+	} {
+		s := &Server{proc: procInfo{version: "9.9.9", id: "0123456789abcdef", hostname: tc.host,
+			osName: tc.os, platform: tc.platform, start: time.Now()}}
+		doc := string(s.appendProcStats(nil, false))
+		for _, w := range tc.want {
+			assert.Contains(t, doc, w)
+		}
+		var m map[string]any
+		require.NoError(t, yaml.Unmarshal([]byte("---\n"+doc), &m), doc)
+		assert.Equal(t, tc.os, m["os"], doc)
 	}
 }

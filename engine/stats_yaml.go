@@ -12,9 +12,10 @@ import (
 
 // The YAML documents of stats, stats-tube and stats-job, byte for byte as
 // beanstalkd prints them: a "---" header, one "key: value" per line with LF
-// line ends. Free-form strings (hostname, os, platform, tube names) are bare
-// as in 1.12 when that reads back as the same string, and quoted otherwise,
-// so that both YAML parsers and clients that split lines by hand read them. Written with
+// line ends. Tube names are bare, as 1.12 prints them; the free-form strings
+// (hostname, os, platform) are quoted only where bare they would break the
+// YAML (codec.AppendYAMLString), so that both YAML parsers and clients that
+// split lines by hand read them. Written with
 // strconv.Append* into a reused buffer: no fmt, no allocation once warm.
 
 // reported lists the commands the stats document reports, in its order,
@@ -59,8 +60,8 @@ func kvQuoted(dst []byte, key, v string) []byte {
 	return append(dst, "\"\n"...)
 }
 
-// kvYAML appends a free-form string: bare, as 1.12 prints it, when that
-// reads back as the same string, quoted otherwise (codec.AppendYAMLString).
+// kvYAML appends a free-form string: bare, as 1.12 prints it, unless that
+// would break the YAML document (codec.AppendYAMLString).
 func kvYAML(dst []byte, key, v string) []byte {
 	dst = append(dst, key...)
 	dst = append(dst, ": "...)
@@ -148,7 +149,7 @@ func (s *Server) appendProcStats(dst []byte, draining bool) []byte {
 // appendTubeStats appends the stats-tube document.
 func appendTubeStats(dst []byte, t *jobs.TubeStats) []byte {
 	dst = append(dst, yamlHeader...)
-	dst = kvYAML(dst, "name", t.Name)
+	dst = kvStr(dst, "name", t.Name) // tube names are bare, as in 1.12
 	dst = kvJobCounts(dst, t.Urgent, t.Ready, t.Reserved, t.Delayed, t.Buried)
 	dst = kvUint(dst, "total-jobs", t.TotalJobs)
 	dst = kvInt(dst, "current-using", t.Using)
@@ -164,7 +165,7 @@ func appendTubeStats(dst []byte, t *jobs.TubeStats) []byte {
 func appendJobStats(dst []byte, j *jobs.JobStats) []byte {
 	dst = append(dst, yamlHeader...)
 	dst = kvUint(dst, "id", j.ID)
-	dst = kvYAML(dst, "tube", j.Tube)
+	dst = kvStr(dst, "tube", j.Tube)
 	dst = kvStr(dst, "state", j.State.String())
 	dst = kvUint(dst, "pri", uint64(j.Pri))
 	dst = kvInt(dst, "age", secs(j.Age))

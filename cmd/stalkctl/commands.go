@@ -20,7 +20,10 @@ type command struct {
 	minArgs  int
 	maxArgs  int // -1: no limit
 	flags    func(fs *flag.FlagSet, inv *invocation)
-	run      func(ctx context.Context, a *app, c *client.Conn, inv *invocation) (result, error)
+	// check validates the arguments before stalkctl connects, so a typo is a
+	// usage error (exit 2) even when the server is down; nil: nothing to check.
+	check func(inv *invocation) error
+	run   func(ctx context.Context, a *app, c *client.Conn, inv *invocation) (result, error)
 	// admin runs the command through the admin HTTP API instead: always
 	// when run is nil, else when --admin (or $STALKD_ADMIN) is given.
 	admin func(ctx context.Context, a *app, h *adminClient, inv *invocation) (result, error)
@@ -41,62 +44,60 @@ func init() {
 			run: runStatsTube, notFound: tubeNotFound},
 		{name: "peek", synopsis: "ID|ready|delayed|buried [-t TUBE]",
 			help:    "show a job (by id, or the next ready/delayed/buried one of a tube) and its stats",
-			minArgs: 1, maxArgs: 1, flags: tubeFlag, run: runPeek, notFound: peekNotFound},
+			minArgs: 1, maxArgs: 1, flags: tubeFlag, check: checkPeek, run: runPeek, notFound: peekNotFound},
 		{name: "put", synopsis: "[BODY|-] [-t TUBE] [--pri N] [--delay S] [--ttr S]",
 			help:    "insert a job; the body is the argument, or stdin when absent or -",
-			maxArgs: 1, flags: putFlags, run: runPut},
+			maxArgs: 1, flags: putFlags, check: checkPut, run: runPut},
 		{name: "kick", synopsis: "N [-t TUBE]", help: "kick up to N buried (else delayed) jobs of a tube",
-			minArgs: 1, maxArgs: 1, flags: tubeFlag, run: runKick},
+			minArgs: 1, maxArgs: 1, flags: tubeFlag, check: checkCount, run: runKick},
 		{name: "kick-job", synopsis: "ID", help: "kick one buried or delayed job", minArgs: 1, maxArgs: 1,
-			run: runKickJob, notFound: func(inv *invocation) string {
+			check: checkID, run: runKickJob, notFound: func(inv *invocation) string {
 				return fmt.Sprintf("job %s not found, or not buried or delayed", inv.args[0])
 			}},
 		{name: "delete", synopsis: "ID", help: "delete a job", minArgs: 1, maxArgs: 1,
-			run: runDelete, notFound: jobNotFound},
+			check: checkID, run: runDelete, notFound: jobNotFound},
 		{name: "pause", synopsis: "TUBE SECONDS", help: "pause a tube's reservations (0 resumes)",
-			minArgs: 2, maxArgs: 2, run: runPause, notFound: tubeNotFound},
+			minArgs: 2, maxArgs: 2, check: checkPause, run: runPause, notFound: tubeNotFound},
 		{name: "clear", synopsis: "TUBE", help: "delete every ready, delayed and buried job of a tube (stalkd)",
 			minArgs: 1, maxArgs: 1, wire: "clear-tube", run: runClear, notFound: tubeNotFound},
 		{name: "list", synopsis: "TUBE ready|delayed|buried|reserved [--offset N] [--count N]",
 			help: "list job ids of a tube in one state (stalkd; --count 0 = all)", minArgs: 2, maxArgs: 2,
-			flags: listFlags, wire: "list-jobs", run: runList, notFound: tubeNotFound},
+			flags: listFlags, check: checkList, wire: "list-jobs", run: runList, notFound: tubeNotFound},
 		{name: "drain", synopsis: "TUBE [--timeout D] [--interval D]",
 			help: "wait until a tube has no ready, delayed or reserved job (polls every 1s), with progress", minArgs: 1, maxArgs: 1,
-			flags: drainFlags, run: runDrain, notFound: tubeNotFound},
+			flags: drainFlags, check: checkInterval, run: runDrain, notFound: tubeNotFound},
 		{name: "top", synopsis: "[--interval D] [--once]",
 			help: "live view of the tubes with rates, every 1s (q or Ctrl-C quits; --once prints one frame)", maxArgs: 0,
-			flags: topFlags, run: runTop},
+			flags: topFlags, check: checkInterval, run: runTop},
 	}
 	commands = append(commands, clusterCommands...)
 }
 
-// checks validate arguments before stalkctl connects, so a typo is a usage
-// error (exit 2) even when the server is down.
-var checks = map[string]func(inv *invocation) error{
-	"peek": func(inv *invocation) error {
-		if _, err := parseID(inv.args[0]); err != nil && !peekStates[inv.args[0]] {
-			return usageErrorf("peek: want a job id or ready, delayed or buried, not %q", inv.args[0])
-		}
-		return nil
-	},
-	"kick":     func(inv *invocation) error { _, err := parseCount(inv.args[0]); return err },
-	"kick-job": func(inv *invocation) error { _, err := parseID(inv.args[0]); return err },
-	"delete":   func(inv *invocation) error { _, err := parseID(inv.args[0]); return err },
-	"pause":    func(inv *invocation) error { _, err := parseSeconds(inv.args[1]); return err },
-	"list": func(inv *invocation) error {
-		if !listStates[inv.args[1]] {
-			return usageErrorf("list: state must be ready, delayed, buried or reserved, not %q", inv.args[1])
-		}
-		return nil
-	},
-	"put": func(inv *invocation) error {
-		if inv.pri > math.MaxUint32 || inv.delay > math.MaxUint32 || inv.ttr > math.MaxUint32 {
-			return usageErrorf("put: --pri, --delay and --ttr must fit in 32 bits")
-		}
-		return nil
-	},
-	"drain": checkInterval,
-	"top":   checkInterval,
+// The argument checks of the command table.
+
+func checkPeek(inv *invocation) error {
+	if _, err := parseID(inv.args[0]); err != nil && !peekStates[inv.args[0]] {
+		return usageErrorf("peek: want a job id or ready, delayed or buried, not %q", inv.args[0])
+	}
+	return nil
+}
+
+func checkCount(inv *invocation) error { _, err := parseCount(inv.args[0]); return err }
+func checkID(inv *invocation) error    { _, err := parseID(inv.args[0]); return err }
+func checkPause(inv *invocation) error { _, err := parseSeconds(inv.args[1]); return err }
+
+func checkList(inv *invocation) error {
+	if !listStates[inv.args[1]] {
+		return usageErrorf("list: state must be ready, delayed, buried or reserved, not %q", inv.args[1])
+	}
+	return nil
+}
+
+func checkPut(inv *invocation) error {
+	if inv.pri > math.MaxUint32 || inv.delay > math.MaxUint32 || inv.ttr > math.MaxUint32 {
+		return usageErrorf("put: --pri, --delay and --ttr must fit in 32 bits")
+	}
+	return nil
 }
 
 // peekStates are the states peek takes instead of an id.

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stalkd/stalkd/engine/enginetest"
 )
 
 // runAsync runs stalkctl in a goroutine with synchronised output buffers.
@@ -45,7 +47,7 @@ func TestDrainFinishesWhenJobsAreDeleted(t *testing.T) {
 		a := testApp(nil, &out, &errb, map[string]string{"STALKD_ADDR": addr})
 		a.stderrTTY = tty
 		done := runAsync(t, a, "drain", "d", "--interval", "10ms", "--json")
-		waitFor(t, "the first progress report", func() bool {
+		enginetest.Eventually(t, "the first progress report", func() bool {
 			return strings.Contains(errb.String(), "4 left") ||
 				strings.Contains(errb.String(), "4 jobs left")
 		})

@@ -71,7 +71,7 @@ func parse(args []string, getenv func(string) string) (*invocation, error) {
 	if inv.addr == "" {
 		return inv, fmt.Errorf("-a: empty address")
 	}
-	if check := checks[inv.cmd.name]; check != nil {
+	if check := inv.cmd.check; check != nil {
 		if err := check(inv); err != nil {
 			return inv, err
 		}

@@ -42,19 +42,6 @@ func beanConn(t *testing.T, addr string) *beanstalk.Conn {
 // syncBuffer is a buffer safe for a writer and a polling reader.
 type syncBuffer = enginetest.Buffer
 
-// waitFor polls cond until it holds, failing the test after a generous
-// bound (the box may be loaded).
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
 // run is one stalkctl run.
 type run struct {
 	code           int

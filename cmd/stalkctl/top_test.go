@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/stalkd/stalkd/cmd/stalkctl/internal/client"
+	"github.com/stalkd/stalkd/engine/enginetest"
 )
 
 func TestTopOnce(t *testing.T) {
@@ -67,7 +68,7 @@ func TestTopInteractiveQuitsOnQ(t *testing.T) {
 	a.stdoutTTY, a.keys = true, keys
 	done := runAsync(t, a, "top", "--interval", "10ms")
 	// Wait for a frame with rates (the second sample), then press q.
-	waitFor(t, "a redrawn frame", func() bool { return strings.Count(out.String(), ansiHome) >= 2 })
+	enginetest.Eventually(t, "a redrawn frame", func() bool { return strings.Count(out.String(), ansiHome) >= 2 })
 	typing.Write([]byte("q"))
 	if code := waitExit(t, done); code != 0 {
 		t.Fatalf("top exit %d: %s", code, errb.String())

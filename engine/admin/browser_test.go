@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/stalkd/stalkd/engine/enginetest"
 	"github.com/stalkd/stalkd/jobs"
 )
 
@@ -187,7 +188,7 @@ func TestDashboardInBrowser(t *testing.T) {
 	// Pause "emails" for 120 s: a prompt, then the queue shows the pause.
 	d.answer("120")
 	require.NoError(t, chromedp.Run(ctx, clickInRow("emails", "pause")))
-	eventually(t, "the pause to reach the queue", func() bool {
+	enginetest.Eventually(t, "the pause to reach the queue", func() bool {
 		ts, err := s.q.StatsTube([]byte("emails"))
 		return err == nil && ts.Pause == 120*time.Second
 	})
@@ -197,7 +198,7 @@ func TestDashboardInBrowser(t *testing.T) {
 	// Kick "emails": the buried job comes back.
 	d.answer("5")
 	require.NoError(t, chromedp.Run(ctx, clickInRow("emails", "kick")))
-	eventually(t, "the kick to reach the queue", func() bool {
+	enginetest.Eventually(t, "the kick to reach the queue", func() bool {
 		ts, err := s.q.StatsTube([]byte("emails"))
 		return err == nil && ts.Buried == 0 && ts.Ready == 4
 	})
@@ -236,7 +237,7 @@ func TestDashboardInBrowser(t *testing.T) {
 		require.NoError(t, os.WriteFile(filepath.Join(dir, "dashboard.png"), png, 0o644))
 	}
 	require.NoError(t, chromedp.Run(ctx, chromedp.Click(`#peek-actions button.delete-job`, chromedp.ByQuery)))
-	eventually(t, "the delete to reach the queue", func() bool {
+	enginetest.Eventually(t, "the delete to reach the queue", func() bool {
 		_, err := s.q.StatsJob(evil)
 		return err != nil
 	})

@@ -166,18 +166,6 @@ next:
 	return 0, false
 }
 
-// eventually polls cond until it holds or a generous bound passes.
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
 func runtimeVersion() string { return goVersion }
 
 var goVersion = runtime.Version()

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/stalkd/stalkd/engine/enginetest"
 	"github.com/stalkd/stalkd/jobs"
 )
 
@@ -99,7 +100,7 @@ func TestMetricsAfterScript(t *testing.T) {
 	require.NoError(t, s.q.PauseTube([]byte("work"), 30*time.Second))
 	w := s.client()
 	go func() { _, _, _ = beanstalk.NewTubeSet(w, "work").Reserve(time.Hour) }()
-	eventually(t, "a waiting worker", func() bool {
+	enginetest.Eventually(t, "a waiting worker", func() bool {
 		v, _ := value(s.scrape(), "stalkd_tube_waiting_workers", "tube", "work")
 		return v == 1
 	})

@@ -38,6 +38,25 @@ func docOf(rs []reply) ([]enginetest.Pair, error) {
 	return pairs, nil
 }
 
+// lines requires each line, byte for byte (quotes and all), in the last
+// reply's document: for what a client that splits lines by hand reads.
+func lines(want ...string) check {
+	return func(rs []reply) error {
+		if len(rs) > 1 {
+			rs = rs[len(rs)-1:]
+		}
+		if len(rs) == 0 || !rs[0].HasBody {
+			return fmt.Errorf("no document in %q", render(rs))
+		}
+		for _, l := range want {
+			if !strings.Contains("\n"+string(rs[0].Body), "\n"+l+"\n") {
+				return fmt.Errorf("no line %q in %q", l, rs[0].Body)
+			}
+		}
+		return nil
+	}
+}
+
 // fields requires "key: value" pairs in the last reply's document (values
 // compared without 1.13's quotes).
 func fields(kv ...string) check {

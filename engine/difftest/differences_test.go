@@ -19,14 +19,9 @@ import (
 var differences = []difference{
 	// Deliberate: stalkd follows 1.13 (or does its own thing) on purpose.
 	{name: "stats-uname-yaml", kind: deliberate, edit: yamlValues(docStats, "hostname", "os", "platform"),
-		reason: "hostname, os and platform are quoted only when bare they would not read back as the same string: " +
-			"1.12 prints them bare (os '#1 SMP ...' is a YAML comment; #592, #610, #640); 1.13 quotes them always"},
-	{name: "stats-tube-name-yaml", kind: deliberate, edit: yamlValue(docTube, "name"),
-		reason: "quoted when needed: a tube named 1.5 or null is not a YAML string bare; an ordinary name stays bare as in 1.12 (go-beanstalk returns 1.13's quotes as part of the name)"},
-	{name: "stats-job-tube-yaml", kind: deliberate, edit: yamlValue(docJob, "tube"),
-		reason: "quoted when needed, like stats-tube's name"},
-	{name: "list-tubes-yaml", kind: deliberate, edit: yamlList,
-		reason: "a list item is quoted when needed, like stats-tube's name; 1.12 prints every item bare"},
+		reason: "hostname, os and platform are quoted only where bare they would break the YAML document " +
+			"(os '#1 SMP ...' is a comment bare; #592, #610, #640), as 1.13 quotes os; an ordinary hostname stays bare as in 1.12. " +
+			"Tube names are bare everywhere, byte for byte as 1.12 (issue 19): no row"},
 	{name: "stats-version", kind: deliberate, edit: ourVersion,
 		reason: "stats reports the protocol version stalkd implements, \"1.13\" (clients gate features on it), quoted like the reference's \"1.12\""},
 	{name: "reserve-with-timeout-strict", kind: deliberate, edit: strictReserveTimeout,
@@ -176,8 +171,8 @@ func encodeDoc(pairs []enginetest.Pair) []byte {
 	return b
 }
 
-// yamlValue: stalkd quotes the value only when its bare form would not read
-// back as the same string (codec.AppendYAMLString).
+// yamlValues: stalkd quotes a free-form value only where bare it would break
+// the YAML document (codec.AppendYAMLString).
 func yamlValues(k docKind, keys ...string) edit {
 	edits := make([]edit, len(keys))
 	for i, key := range keys {
@@ -201,35 +196,6 @@ func yamlValue(k docKind, key string) edit {
 	return editValues(k, key, func(_ stepCtx, v string) (string, error) {
 		return string(codec.AppendYAMLString(nil, unquote(v))), nil
 	})
-}
-
-// yamlList: in a list document (list-tubes, list-tubes-watched), stalkd
-// quotes an item only when its bare form would not read back as the same
-// string.
-func yamlList(_ stepCtx, rs []reply) ([]reply, bool, error) {
-	changed := false
-	out := append([]reply(nil), rs...)
-	for i, r := range out {
-		body := string(r.Body)
-		if r.Note != "" || !r.HasBody || !strings.HasPrefix(r.Head, "OK ") || !strings.HasPrefix(body, "---\n- ") {
-			continue
-		}
-		items := strings.Split(strings.TrimSuffix(strings.TrimPrefix(body, "---\n"), "\n"), "\n")
-		doc := []byte("---\n")
-		for _, it := range items {
-			name, ok := strings.CutPrefix(it, "- ")
-			if !ok {
-				return nil, false, fmt.Errorf("list item %q", it)
-			}
-			doc = codec.AppendYAMLString(append(doc, "- "...), unquote(name))
-			doc = append(doc, '\n')
-		}
-		if string(doc) != body {
-			out[i] = r.WithBody(doc)
-			changed = true
-		}
-	}
-	return out, changed, nil
 }
 
 // edgeLine matches a step that sent one over-long line, then list-tube-used.

@@ -1,5 +1,7 @@
 package difftest
 
+import "strconv"
+
 // The keys of the three documents, in the reference's order.
 var (
 	statsKeys = []string{
@@ -52,21 +54,12 @@ var statsScripts = []script{
 		say("a", "stats-job x\r\n", "BAD_FORMAT\r\n"),
 		ask("a", "stats\r\n", 1, fields("cmd-stats-job: 4")),
 	}},
-	// Tube names that YAML would read as something else are quoted by
-	// stalkd (1.12 prints them bare); ordinary names stay bare.
-	{name: "stats/tube-names-yaml-would-misread", steps: []step{
-		say("a", "use 1.5\r\n"+putCmd(0, 0, 60, "x"), "USING 1.5\r\nINSERTED 1\r\n"),
-		ask("a", "stats-job 1\r\n", 1, fields("tube: 1.5")),
-		ask("a", "stats-tube 1.5\r\n", 1, fields("name: 1.5", "current-jobs-ready: 1")),
-		say("a", "watch null\r\n", "WATCHING 2\r\n"),
-		say("a", "list-tubes-watched\r\n", okDoc("---\n- default\n- null\n")),
-		say("a", "list-tubes\r\n", okDoc("---\n- default\n- 1.5\n- null\n")),
-		say("a", "use plain_name\r\nlist-tube-used\r\n", "USING plain_name\r\nUSING plain_name\r\n"),
-		say("a", "stats-tube plain_name\r\n", okDoc("---\nname: plain_name\ncurrent-jobs-urgent: 0\n"+
-			"current-jobs-ready: 0\ncurrent-jobs-reserved: 0\ncurrent-jobs-delayed: 0\ncurrent-jobs-buried: 0\n"+
-			"total-jobs: 0\ncurrent-using: 1\ncurrent-watching: 0\ncurrent-waiting: 0\ncmd-delete: 0\n"+
-			"cmd-pause-tube: 0\npause: 0\npause-time-left: 0\n")),
-	}},
+	// Tube names are bare wherever they appear, byte for byte as 1.12
+	// prints them, even names a YAML parser would type as a number, a
+	// boolean or null: clients that split lines by hand (go-beanstalk,
+	// pheanstalk, greenstalk's lists, the Java and C++ clients) keep quotes
+	// as part of the name (issue 19).
+	{name: "stats/tube-names-are-bare", steps: tubeNamesAreBare()},
 	{name: "stats/urgent-is-pri-below-1024", steps: []step{
 		say("a", putCmd(1023, 0, 60, "u")+putCmd(1024, 0, 60, "n")+putCmd(0, 50, 60, "d"),
 			"INSERTED 1\r\nINSERTED 2\r\nINSERTED 3\r\n"),
@@ -137,4 +130,27 @@ var statsScripts = []script{
 		say("a", "use default\r\nuse t\r\n", "USING default\r\nUSING t\r\n"),
 		ask("a", "stats-tube t\r\n", 1, fields("cmd-delete: 0", "cmd-pause-tube: 0", "total-jobs: 0", "pause: 0")),
 	}},
+}
+
+// bareNames are tube names YAML would read as something other than a string.
+var bareNames = []string{"0.5", "123", "007", "yes", "null", "a-b", "foo.bar"}
+
+func tubeNamesAreBare() []step {
+	var st []step
+	for i, n := range bareNames {
+		id := strconv.Itoa(i + 1)
+		st = append(st,
+			say("a", "use "+n+"\r\n"+putCmd(0, 0, 60, "x"), "USING "+n+"\r\nINSERTED "+id+"\r\n"),
+			say("a", "watch "+n+"\r\n", "WATCHING "+strconv.Itoa(i+2)+"\r\n"),
+			ask("a", "stats-job "+id+"\r\n", 1, lines("tube: "+n)),
+			say("a", "stats-tube "+n+"\r\n", okDoc("---\nname: "+n+"\ncurrent-jobs-urgent: 1\n"+
+				"current-jobs-ready: 1\ncurrent-jobs-reserved: 0\ncurrent-jobs-delayed: 0\ncurrent-jobs-buried: 0\n"+
+				"total-jobs: 1\ncurrent-using: 1\ncurrent-watching: 1\ncurrent-waiting: 0\ncmd-delete: 0\n"+
+				"cmd-pause-tube: 0\npause: 0\npause-time-left: 0\n")))
+	}
+	all := append([]string{"default"}, bareNames...)
+	return append(st,
+		say("a", "list-tubes-watched\r\n", okList(all...)),
+		say("a", "list-tubes\r\n", okList(all...)),
+		say("a", "use plain_name\r\nlist-tube-used\r\n", "USING plain_name\r\nUSING plain_name\r\n"))
 }

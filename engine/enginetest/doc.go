@@ -26,6 +26,9 @@
 //     it sleeps: beanstalkd, or stalkd with Config.EventLoops = 1. Closed
 //     waits until the server has closed its end after a hang-up. Linux only
 //     (/proc).
+//   - Polling: Eventually(t, what, cond) is the suite's one polling helper,
+//     for what another goroutine or process makes true, bounded generously
+//     (PollTimeout) and failing with what it waited for.
 //
 // # Transcript or differential script
 //

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/stalkd/stalkd/engine/enginetest"
 	"github.com/stalkd/stalkd/jobs"
 )
 
@@ -28,7 +29,7 @@ func TestClusterBasics(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, waitCommitted(t, q, seq))
 	for i := range c.nodes {
-		waitFor(t, "the put on every node", func() bool { return string(c.image(i)[id].Body) == "one" })
+		enginetest.Eventually(t, "the put on every node", func() bool { return string(c.image(i)[id].Body) == "one" })
 	}
 	st := c.node(li).Stats()
 	assert.Equal(t, "leader", st.State)
@@ -39,7 +40,7 @@ func TestClusterBasics(t *testing.T) {
 	fi := (li + 1) % 3
 	fst := c.node(fi).Stats()
 	assert.Equal(t, "follower", fst.State)
-	waitFor(t, "the follower to know the leader", func() bool { return c.node(fi).Stats().Leader == st.Leader })
+	enginetest.Eventually(t, "the follower to know the leader", func() bool { return c.node(fi).Stats().Leader == st.Leader })
 
 	// Where the leader serves clients reaches the followers.
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
@@ -57,7 +58,7 @@ func TestClusterBasics(t *testing.T) {
 	require.Equal(t, id, d.ID)
 	require.NoError(t, waitCommitted(t, q, s.LastSeq()))
 	for i := range c.nodes {
-		waitFor(t, "the reservation on every node", func() bool { return c.image(i)[id].State == jobs.Reserved })
+		enginetest.Eventually(t, "the reservation on every node", func() bool { return c.image(i)[id].State == jobs.Reserved })
 	}
 
 	// A pause is committed before PAUSED, and outlives the leader.
@@ -73,7 +74,7 @@ func TestClusterBasics(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, time.Hour, ts.Pause)
 	require.NoError(t, nq.PauseTube([]byte("default"), 0)) // unpause, for what follows
-	waitFor(t, "the pause to end", func() bool { ts, _ := nq.StatsTube([]byte("default")); nq.Tick(); return ts.Pause == 0 })
+	enginetest.Eventually(t, "the pause to end", func() bool { ts, _ := nq.StatsTube([]byte("default")); nq.Tick(); return ts.Pause == 0 })
 	js, err := nq.StatsJob(id)
 	require.NoError(t, err)
 	assert.Equal(t, jobs.Reserved, js.State)
@@ -93,7 +94,7 @@ func TestClusterBasics(t *testing.T) {
 
 	// The old leader comes back and catches up.
 	c.start(li, nil)
-	waitFor(t, "the old leader to catch up", func() bool {
+	enginetest.Eventually(t, "the old leader to catch up", func() bool {
 		img := c.image(li)
 		_, has1 := img[id]
 		return !has1 && string(img[id2].Body) == "two"
@@ -118,11 +119,11 @@ func TestClusterMembership(t *testing.T) {
 	fi := (li + 1) % 3
 	assert.ErrorIs(t, c.node(fi).AddVoter("x", "y"), ErrNotLeader)
 
-	waitFor(t, "a snapshot on the leader", func() bool { return ln.Stats().LastSnapshotIndex > 0 })
+	enginetest.Eventually(t, "a snapshot on the leader", func() bool { return ln.Stats().LastSnapshotIndex > 0 })
 	ni := c.addNode()
 	c.start(ni, nil)
 	require.NoError(t, ln.AddVoter(c.nodes[ni].id, string(c.nodes[ni].addr)))
-	waitFor(t, "the new node to catch up", func() bool { return sameImage(c.image(li), c.image(ni)) })
+	enginetest.Eventually(t, "the new node to catch up", func() bool { return sameImage(c.image(li), c.image(ni)) })
 	assert.Len(t, ln.Stats().Peers, 4)
 	assert.Equal(t, "m299", string(c.image(ni)[last].Body))
 	assert.Positive(t, c.node(ni).Stats().LastSnapshotIndex, "caught up from an installed snapshot")
@@ -138,7 +139,7 @@ func TestClusterMembership(t *testing.T) {
 	id, seq, err := s.Put(jobs.PutRequest{TTR: time.Minute, Owned: []byte("after")})
 	require.NoError(t, err)
 	require.NoError(t, waitCommitted(t, q, seq))
-	waitFor(t, "the wiped node to catch up", func() bool {
+	enginetest.Eventually(t, "the wiped node to catch up", func() bool {
 		img := c.image(fi)
 		return string(img[id].Body) == "after" && sameImage(c.image(li), img)
 	})
@@ -282,7 +283,7 @@ func runModel(t *testing.T, seed int64, dur time.Duration) {
 		s = q.NewSession(nil)
 	}
 	last := maxKey(m.live)
-	waitFor(t, "every node to converge", func() bool {
+	enginetest.Eventually(t, "every node to converge", func() bool {
 		first := c.image(0)
 		if _, ok := first[last]; !ok {
 			return false
@@ -418,7 +419,7 @@ func TestClusterWipedNodesDoNotBootstrap(t *testing.T) {
 		ids = append(ids, id)
 	}
 	a, b := (li+1)%3, (li+2)%3
-	waitFor(t, "every node to hold the jobs", func() bool {
+	enginetest.Eventually(t, "every node to hold the jobs", func() bool {
 		return sameImage(c.image(li), c.image(a)) && sameImage(c.image(li), c.image(b))
 	})
 	c.kill(a)
@@ -431,7 +432,7 @@ func TestClusterWipedNodesDoNotBootstrap(t *testing.T) {
 	c.start(b, peers)
 	assert.NotContains(t, logs.String(), "cluster bootstrapped")
 	assert.Contains(t, logs.String(), "not bootstrapping")
-	waitFor(t, "the wiped nodes to catch up", func() bool {
+	enginetest.Eventually(t, "the wiped nodes to catch up", func() bool {
 		return sameImage(c.image(li), c.image(a)) && sameImage(c.image(li), c.image(b))
 	})
 	_, q = c.leader()

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/stalkd/stalkd/engine/enginetest"
 	"github.com/stalkd/stalkd/jobs"
 )
 
@@ -83,17 +84,6 @@ func putRec(id uint64) jobs.Record {
 	return jobs.Record{Kind: jobs.RecPut, ID: id, Tube: "default", State: jobs.Ready, TTR: time.Second, Body: []byte("x")}
 }
 
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(time.Millisecond)
-	}
-}
-
 // TestJournalGroupCommit: records that arrive while raft is busy go out as
 // one entry; Committed advances entry by entry, in order, and subscribers
 // hear of each advance.
@@ -132,9 +122,9 @@ func TestJournalGroupCommit(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, uint64(0), c, "nothing is committed before raft says so")
 	r.future(0).done <- nil
-	waitFor(t, "commit of entry 1", func() bool { c, _ := j.Committed(); return c == 1 })
+	enginetest.Eventually(t, "commit of entry 1", func() bool { c, _ := j.Committed(); return c == 1 })
 	r.future(1).done <- nil
-	waitFor(t, "commit of entry 2", func() bool { c, _ := j.Committed(); return c == 50 })
+	enginetest.Eventually(t, "commit of entry 2", func() bool { c, _ := j.Committed(); return c == 50 })
 	mu.Lock()
 	assert.Equal(t, 2, seen)
 	mu.Unlock()
@@ -150,7 +140,7 @@ func TestJournalLeadershipLost(t *testing.T) {
 	require.NoError(t, err)
 	<-r.applied
 	r.future(0).done <- hraft.ErrLeadershipLost
-	waitFor(t, "the failure", func() bool { _, err := j.Committed(); return err != nil })
+	enginetest.Eventually(t, "the failure", func() bool { _, err := j.Committed(); return err != nil })
 	c, err := j.Committed()
 	assert.Equal(t, uint64(0), c)
 	assert.ErrorIs(t, err, jobs.ErrJournal)

@@ -53,7 +53,7 @@ scenarios:
   connect     C workers each dial (with --tls: handshake), send one command, close, in a loop
   mem-return  RSS idle, after -n puts, after deleting them all, and --settle later (needs --server or --pid)
   serve-echo  run the built-in echo server on -a for --duration
-  all         every case of BENCHMARKS.md against one target (--server CMD, or -a ADDR [--pid N])
+  all         every case of benchmarks/BENCHMARKS.md against one target (--server CMD, or -a ADDR [--pid N])
   compare-all every case against two targets (--server-a CMD --server-b CMD, or -a A --compare B)
 
 With --server (or --pid) every run also reports the server's CPU time per
@@ -61,7 +61,9 @@ operation (utime+stime from /proc over the measured window). In server
 templates {port} becomes a free port and {dir} a fresh empty directory per
 run (for -b). Every run also measures the generator's own ceiling against a
 built-in echo server (--no-ceiling to skip). Templates run with sh -c.
---heavy adds the long cases to all and compare-all.
+--heavy adds the long cases to all and compare-all. Each case without
+server flags of its own also runs as NAME-b with the log on (-b {dir}, the
+default fsync policy) when the targets are templates.
 
 flags:
 `

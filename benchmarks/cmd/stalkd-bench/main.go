@@ -1,5 +1,5 @@
 // Command stalkd-bench is a load generator for any server that speaks the
-// beanstalk protocol. See the loadgen package documentation and BENCHMARKS.md
+// beanstalk protocol. See the loadgen package documentation and benchmarks/BENCHMARKS.md
 // at the repository root.
 //
 //	stalkd-bench put -a 127.0.0.1:11300 -c 10 -d 64 --duration 5s

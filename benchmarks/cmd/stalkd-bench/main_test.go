@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
+	"strings"
 	"testing"
 	"time"
 
@@ -97,14 +98,20 @@ func TestMatrixCommandLines(t *testing.T) {
 	assert.Equal(t, "stalkd-bench put -c 10 --delayed-tubes 10000 -s 100 --warmup 1s --duration 5s", lines["put-10k-tubes"])
 	assert.Equal(t, "stalkd-bench connect -c 10 -s 100 --warmup 1s --duration 5s", lines["connect-10conns"])
 	assert.Equal(t, "stalkd-bench reserve -c 1000 -s 100 -n 300000", lines["reserve-1000conns"])
-	assert.Len(t, lines, 23)
+	assert.Len(t, lines, 23+19, "every case without server flags has a twin with the log on")
 	assert.NotContains(t, lines, "mem-return-1M", "heavy cases only with --heavy")
+	for _, c := range matrix(5*time.Second, false) {
+		if strings.HasSuffix(c.name, "-b") {
+			assert.Equal(t, "-b {dir}", c.serverArgs, c.name)
+			assert.Equal(t, lines[strings.TrimSuffix(c.name, "-b")], commandLine(c.cfg), c.name)
+		}
+	}
 
 	heavy := map[string]string{}
 	for _, c := range matrix(5*time.Second, true) {
 		heavy[c.name] = commandLine(c.cfg)
 	}
-	assert.Len(t, heavy, 26)
+	assert.Len(t, heavy, 26+22)
 	assert.Equal(t, "stalkd-bench mem-return -s 100 -n 1000000 --settle 30s", heavy["mem-return-1M"])
 	assert.Equal(t, "stalkd-bench reserve -c 10 --delayed-tubes 100000 -s 100 -n 20000", heavy["reserve-100k-tubes"])
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/stalkd/stalkd/benchmarks/loadgen"
 )
 
-// matrixCase is one row of BENCHMARKS.md.
+// matrixCase is one row of benchmarks/BENCHMARKS.md.
 type matrixCase struct {
 	name string
 	cfg  loadgen.Config
@@ -25,7 +25,8 @@ type matrixCase struct {
 // their default -z (65,535), so the matrix runs against servers as installed.
 const largeBody = 65535
 
-// matrix is the case list of `all` and `compare-all`; timed cases run a 1 s
+// matrix is the case list of `all` and `compare-all`, each case followed by
+// its twin with the log on (withLog); timed cases run a 1 s
 // warmup and then d (--duration); -n caps the count of the others. Heavy
 // cases (minutes each against the reference) run only with --heavy.
 func matrix(d time.Duration, heavy bool) []matrixCase {
@@ -72,9 +73,21 @@ func matrix(d time.Duration, heavy bool) []matrixCase {
 	for _, c := range all {
 		if heavy || !c.heavy {
 			out = append(out, c)
+			if c.serverArgs == "" {
+				out = append(out, withLog(c))
+			}
 		}
 	}
 	return out
+}
+
+// withLog is c's twin with the write-ahead log on at the default fsync
+// policy (-b DIR, as users run the server), named c.name+"-b". Every case
+// without server flags of its own runs both ways.
+func withLog(c matrixCase) matrixCase {
+	c.name += "-b"
+	c.serverArgs = "-b {dir}"
+	return c
 }
 
 // commandLine is the stalkd-bench invocation that runs c on its own.

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -26,10 +25,11 @@ type gateway struct {
 
 	handled, failed, seen atomic.Int64
 	lat                   *latencies // Put to handler start, for -load
+	times                 *putTimes
 }
 
 func newGateway(q *engine.Queue, c config) *gateway {
-	return &gateway{q: q, cfg: c, lat: newLatencies()}
+	return &gateway{q: q, cfg: c, lat: newLatencies(), times: newPutTimes()}
 }
 
 func (g *gateway) routes() http.Handler {
@@ -54,10 +54,14 @@ func (g *gateway) enqueue(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "job body too big", http.StatusRequestEntityTooLarge)
 		return
 	}
-	id, err := g.q.Put(ctx, tube, stamp(body), o)
+	begin := time.Now()
+	id, err := g.q.Put(ctx, tube, body, o)
 	if err != nil {
 		http.Error(w, err.Error(), statusOf(err))
 		return
+	}
+	if d, ok := g.times.putDone(id, begin); ok {
+		g.lat.add(d)
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusAccepted)
@@ -105,19 +109,11 @@ func statusOf(err error) int {
 	}
 }
 
-// stamp prefixes body with the time of the put, for the latency figures.
-func stamp(body []byte) []byte {
-	b := make([]byte, 8+len(body))
-	binary.LittleEndian.PutUint64(b, uint64(time.Now().UnixNano()))
-	copy(b[8:], body)
-	return b
-}
-
 // handle is the in-process worker's handler: it records the latency from
 // Put, simulates the work and, with -fail-every, fails some jobs once.
 func (g *gateway) handle(ctx context.Context, job engine.Job) error {
-	if len(job.Body) >= 8 {
-		g.lat.add(time.Since(time.Unix(0, int64(binary.LittleEndian.Uint64(job.Body)))))
+	if d, ok := g.times.handlerStarted(job.ID, time.Now()); ok {
+		g.lat.add(d)
 	}
 	if n := g.seen.Add(1); g.cfg.failEvery > 0 && n%int64(g.cfg.failEvery) == 0 {
 		if st, err := job.Stats(); err == nil && st.Releases == 0 {

@@ -50,9 +50,10 @@ func TestEnqueueAndHandle(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, uint32(5), st.Pri)
 	assert.Equal(t, 30*time.Second, st.TTR)
-	assert.Equal(t, "hello", string(job.Body[8:]), "the body follows the 8-byte stamp")
+	assert.Equal(t, "hello", string(job.Body), "the body is exactly what the caller sent")
 	require.NoError(t, g.handle(context.Background(), job))
 	assert.Equal(t, int64(1), g.handled.Load())
+	assert.Contains(t, g.lat.summary(), "n=1", "the put and its handler were paired")
 
 	for _, c := range []struct {
 		url, body string
@@ -92,4 +93,28 @@ func TestFlags(t *testing.T) {
 	assert.Error(t, err)
 	_, err = parseFlags([]string{"-nope"})
 	assert.Error(t, err)
+}
+
+// The pair is recorded whichever side comes second; unpaired handler
+// starts (jobs of other producers) stay bounded.
+func TestPutTimesPairEitherOrder(t *testing.T) {
+	p := newPutTimes()
+	t0 := time.Unix(100, 0)
+	_, ok := p.putDone(1, t0)
+	require.False(t, ok)
+	d, ok := p.handlerStarted(1, t0.Add(3*time.Millisecond))
+	require.True(t, ok)
+	assert.Equal(t, 3*time.Millisecond, d)
+
+	_, ok = p.handlerStarted(2, t0.Add(time.Millisecond))
+	require.False(t, ok)
+	d, ok = p.putDone(2, t0)
+	require.True(t, ok)
+	assert.Equal(t, time.Millisecond, d)
+
+	for i := range maxUnpaired + 5 {
+		p.handlerStarted(uint64(1000+i), t0)
+	}
+	assert.LessOrEqual(t, len(p.started), maxUnpaired)
+	assert.Empty(t, p.put)
 }
