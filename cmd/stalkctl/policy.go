@@ -33,18 +33,14 @@ import (
 // validates them and names the bad one, so stalkctl never disagrees with
 // the server it talks to.
 
+// policyCommand is listed after the cluster commands (commands.go).
 var policyCommand = &command{
 	name: "policy",
 	synopsis: "get|set|rm TUBE | list  [-f FILE] [--max-reserves N] [--dead-letter TUBE] " +
 		"[--max-ready N] [--reserve-rate R] [--admin URL]",
 	help: "show, set (replacing the whole policy) or remove a tube's policy, or list them all; " +
 		"get and list print a --policies file",
-	minArgs: 1, maxArgs: 2, flags: policyFlags, admin: adminPolicy,
-}
-
-func init() {
-	commands = append(commands, policyCommand)
-	checks["policy"] = checkPolicy
+	minArgs: 1, maxArgs: 2, flags: policyFlags, check: checkPolicy, admin: adminPolicy,
 }
 
 // policyArgs are the flags of policy set. Each field flag remembers
