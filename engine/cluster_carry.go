@@ -136,8 +136,8 @@ func (c *carrier) session(up net.Conn) net.Conn {
 			}
 			if it.eof {
 				ended = true
-				if tc, ok := up.(*net.TCPConn); ok {
-					_ = tc.CloseWrite()
+				if cw, ok := up.(interface{ CloseWrite() error }); ok { // TCP, or TLS between nodes
+					_ = cw.CloseWrite()
 				}
 				continue
 			}

@@ -34,7 +34,12 @@ type FrontConfig struct {
 	// MaxConns caps open client connections (0: no cap); past it a new one
 	// is closed at once, with a warning at most once a second.
 	MaxConns int
-	Logger   zerolog.Logger
+	// TLS, if set, is the client side of the node-to-node mutual TLS
+	// (NodeTLS.ClientConfig): the front dials the leader's engine inside
+	// it, and the engine must require it (NodeTLS.ServerConfig). nil:
+	// plain TCP.
+	TLS    *tls.Config
+	Logger zerolog.Logger
 }
 
 // Front serves a cluster node's client port: each connection's commands
@@ -206,8 +211,7 @@ func (f *Front) dial(ctx context.Context) (net.Conn, uint64) {
 		if err != nil {
 			return nil, 0
 		}
-		var d net.Dialer
-		up, err := d.DialContext(ctx, "tcp", addr)
+		up, err := f.dialLeader(ctx, addr)
 		if err == nil {
 			if !f.track(up) {
 				_ = up.Close()
@@ -222,6 +226,16 @@ func (f *Front) dial(ctx context.Context) (net.Conn, uint64) {
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
+}
+
+// dialLeader connects to the leader's engine at addr, inside TLS with
+// FrontConfig.TLS (the handshake done, bounded by ctx).
+func (f *Front) dialLeader(ctx context.Context, addr string) (net.Conn, error) {
+	if f.cfg.TLS == nil {
+		var d net.Dialer
+		return d.DialContext(ctx, "tcp", addr)
+	}
+	return (&tls.Dialer{Config: f.cfg.TLS}).DialContext(ctx, "tcp", addr)
 }
 
 // Stop closes the client port and every connection, and waits for the
