@@ -19,6 +19,14 @@ const (
 	RecClear
 )
 
+// RecPolicy sets the policy of tube Tube to *Policy, with Fired the last
+// fire time of each of its schedules (Clock ns, one per schedule; a time
+// before the policy's first fire is the time it was set), or removes the
+// tube's policy when Policy is nil. No other field is meaningful. A journal
+// keeps the latest one per tube; compaction writes them again with
+// Queue.RewritePolicies.
+const RecPolicy RecordKind = 0x50
+
 // Record is one durable change. Records of one job reach the journal in the
 // order the changes were made (they are appended under the job's tube lock).
 type Record struct {
@@ -40,6 +48,15 @@ type Record struct {
 	// IDs lists the jobs a RecClear removes (RecClear only). Like Body it is
 	// kept, not copied, until written, and must not be modified afterwards.
 	IDs []uint64
+	// Sched, in a RecPut, is nonzero for a job a policy's schedule put:
+	// schedule number Sched-1 of tube Tube fired at SchedAt (Clock ns).
+	// The mark travels in the put itself, so that a restart or failover
+	// neither loses nor repeats that time.
+	Sched   uint32
+	SchedAt int64
+	// Policy and Fired: RecPolicy only (shared, read-only, like Body).
+	Policy *Policy
+	Fired  []int64
 }
 
 // IDSource is implemented by a journal that hands out job ids itself, so
