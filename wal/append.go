@@ -77,6 +77,8 @@ func (l *Log) track(rec *jobs.Record, idx uint64, size int64, moving bool) {
 		if moving {
 			l.migrated++
 		}
+	case jobs.RecPolicy:
+		l.trackPolicy(rec, idx)
 	case jobs.RecDelete:
 		l.forget(rec.ID)
 	case jobs.RecClear: // holds no live job, like a delete per id
