@@ -52,3 +52,29 @@ func TestOpenPolicies(t *testing.T) {
 	require.NoError(t, q.Close())
 	assert.ErrorIs(t, q.SetPolicy(ctx, "a", engine.Policy{}), engine.ErrClosed)
 }
+
+// TestOpenPoliciesPersistent: with a Dir, policies are in the journal:
+// Options.Policies replace what it held for their tubes after a restart,
+// and a policy set by a call survives it.
+func TestOpenPoliciesPersistent(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	q, err := engine.Open(engine.Options{Dir: dir, Policies: map[string]engine.Policy{"a": {MaxReady: 1}}})
+	require.NoError(t, err)
+	require.NoError(t, q.SetPolicy(ctx, "b", engine.Policy{MaxReserves: 3}))
+	require.NoError(t, q.Close())
+
+	q, err = engine.Open(engine.Options{Dir: dir, Policies: map[string]engine.Policy{"a": {MaxReady: 5}}})
+	require.NoError(t, err)
+	assert.Equal(t, map[string]engine.Policy{"a": {MaxReady: 5}, "b": {MaxReserves: 3}}, q.Policies(),
+		"the option replaced a's policy; b's, set by a call, survived the restart")
+	removed, err := q.RemovePolicy(ctx, "b")
+	require.NoError(t, err)
+	assert.True(t, removed)
+	require.NoError(t, q.Close())
+
+	q, err = engine.Open(engine.Options{Dir: dir})
+	require.NoError(t, err)
+	defer q.Close()
+	assert.Equal(t, map[string]engine.Policy{"a": {MaxReady: 5}}, q.Policies(), "the removal is in the journal too")
+}

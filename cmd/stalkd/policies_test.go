@@ -166,3 +166,27 @@ func getJSON(t *testing.T, url string, v any) {
 	require.Equal(t, http.StatusOK, res.StatusCode, string(b))
 	require.NoError(t, json.Unmarshal(b, v), string(b))
 }
+
+// TestProcessPoliciesSurviveRestart: with -b the file's policy is in the
+// journal: a restart without --policies still has it, and a restart with
+// a changed file replaces it.
+func TestProcessPoliciesSurviveRestart(t *testing.T) {
+	dir := t.TempDir()
+	file := writePolicies(t, "policies.yaml", "emails:\n  max_reserves: 2\n  dead_letter: emails-dead\n")
+	p := startSelf(t, "-l", "127.0.0.1", "-p", "0", "-b", dir, "--policies", file)
+	require.Equal(t, 0, p.Stop())
+
+	p = startSelf(t, "-l", "127.0.0.1", "-p", "0", "-b", dir, "--admin", "127.0.0.1:0")
+	var got struct{ Policies map[string]jobs.Policy }
+	getJSON(t, "http://"+adminAddrOf(t, p)+"/v1/policies", &got)
+	assert.Equal(t, map[string]jobs.Policy{"emails": {MaxReserves: 2, DeadLetter: "emails-dead"}}, got.Policies,
+		"the journal keeps the policy")
+	require.Equal(t, 0, p.Stop())
+
+	changed := writePolicies(t, "changed.yaml", "emails:\n  max_reserves: 4\n")
+	p = startSelf(t, "-l", "127.0.0.1", "-p", "0", "-b", dir, "--admin", "127.0.0.1:0", "--policies", changed)
+	got.Policies = nil
+	getJSON(t, "http://"+adminAddrOf(t, p)+"/v1/policies", &got)
+	assert.Equal(t, map[string]jobs.Policy{"emails": {MaxReserves: 4}}, got.Policies, "the file wins for its tubes")
+	require.Equal(t, 0, p.Stop())
+}
