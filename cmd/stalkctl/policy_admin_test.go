@@ -71,3 +71,47 @@ func TestPolicyAgainstAdmin(t *testing.T) {
 		t.Errorf("get after rm: exit %d %q", r.code, r.stderr)
 	}
 }
+
+// leaderCluster is an admin.Cluster of a cluster of two fakes: the leader
+// n1 serves q; the follower n2 has no queue and names n1.
+type leaderCluster struct {
+	id string
+	q  *jobsq.Queue // nil on the follower
+}
+
+func (c leaderCluster) Status() admin.ClusterStatus {
+	st := admin.ClusterStatus{ID: c.id, State: "follower", Leader: "n1", LeaderAddr: "10.0.0.1:11310"}
+	if c.q != nil {
+		st.State = "leader"
+	}
+	return st
+}
+func (c leaderCluster) Queue() *jobsq.Queue         { return c.q }
+func (c leaderCluster) AddVoter(_, _ string) error { return admin.ErrNotLeader }
+func (c leaderCluster) RemoveServer(string) error  { return admin.ErrNotLeader }
+
+// TestPolicyThroughFollower: with every node's --admin, a policy set asked
+// of a follower (421 naming the leader) goes on to the leader; with the
+// follower's alone it is exit 7 naming the leader.
+func TestPolicyThroughFollower(t *testing.T) {
+	q := jobsq.New(jobsq.Config{})
+	leader := startAdmin(t, leaderCluster{id: "n1", q: q})
+	follower := startAdmin(t, leaderCluster{id: "n2"})
+	env := map[string]string{"STALKD_ADMIN_TOKEN": clusterToken}
+
+	r := ctlEnv(env, "policy", "set", "emails", "--max-ready", "9", "--admin", follower)
+	if r.code != exitNotLeader || !strings.Contains(r.stderr, "n1") {
+		t.Errorf("policy set on a follower alone: exit %d %q", r.code, r.stderr)
+	}
+	if _, ok := q.Policy("emails"); ok {
+		t.Fatal("the follower's refusal applied the policy")
+	}
+	r = ctlEnv(env, "policy", "set", "emails", "--max-ready", "9", "--admin", follower+","+leader)
+	if r.code != 0 || !strings.Contains(r.stderr, "sending policy to the leader n1") {
+		t.Fatalf("policy set through the follower: exit %d %q", r.code, r.stderr)
+	}
+	if p, ok := q.Policy("emails"); !ok || p.MaxReady != 9 {
+		t.Errorf("the leader's queue holds %+v %v", p, ok)
+	}
+}
+
