@@ -86,7 +86,7 @@ func (c leaderCluster) Status() admin.ClusterStatus {
 	}
 	return st
 }
-func (c leaderCluster) Queue() *jobsq.Queue         { return c.q }
+func (c leaderCluster) Queue() *jobsq.Queue        { return c.q }
 func (c leaderCluster) AddVoter(_, _ string) error { return admin.ErrNotLeader }
 func (c leaderCluster) RemoveServer(string) error  { return admin.ErrNotLeader }
 
@@ -114,4 +114,3 @@ func TestPolicyThroughFollower(t *testing.T) {
 		t.Errorf("the leader's queue holds %+v %v", p, ok)
 	}
 }
-
