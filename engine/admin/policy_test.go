@@ -219,27 +219,51 @@ func TestMetricsPolicyCounters(t *testing.T) {
 	_, err = ss.Release(id, 0, 0)
 	require.NoError(t, err)
 
+	// reserve_rate 1: the second reserve of the second finds the bucket empty.
+	require.NoError(t, s.q.SetPolicy("slow", jobs.Policy{ReserveRate: 1}))
+	ps := s.q.NewSession(nil) // ss keeps using "work", so that the tube and its counters live
+	defer ps.Close()
+	require.NoError(t, ps.Use([]byte("slow")))
+	for range 2 {
+		_, _, err = ps.Put(jobs.PutRequest{TTR: time.Minute, Body: []byte("s")})
+		require.NoError(t, err)
+	}
+	w := s.q.NewSession(nil)
+	defer w.Close()
+	_, err = w.Watch([]byte("slow"))
+	require.NoError(t, err)
+	_, err = w.Reserve(0)
+	require.NoError(t, err)
+	_, err = w.Reserve(0)
+	require.ErrorIs(t, err, jobs.ErrTimedOut, "held back by the rate")
+
+	// A schedule every second, driven by the manual clock.
+	require.NoError(t, s.q.SetPolicy("cron", jobs.Policy{Schedule: []jobs.Schedule{{Cron: "@every 1s", Body: "tick", TTR: 5}}}))
+	s.clock.Advance(time.Second)
+	s.q.Tick()
+
 	m := s.scrape()
-	for name, want := range map[string]float64{
-		"stalkd_tube_dead_lettered_total":      1,
-		"stalkd_tube_refused_full_total":       1,
-		"stalkd_tube_rate_limited_waits_total": 0,
-		"stalkd_tube_scheduled_puts_total":     0,
+	for tube, want := range map[string][4]float64{
+		"work":      {1, 1, 0, 0},
+		"slow":      {0, 0, 1, 0},
+		"cron":      {0, 0, 0, 1},
+		"work-dead": {0, 0, 0, 0}, // a tube without a policy has the series too
 	} {
-		v, ok := value(m, name, "tube", "work")
-		assert.True(t, ok, name)
-		assert.Equal(t, want, v, name)
-		v, ok = value(m, name, "tube", "work-dead")
-		assert.True(t, ok, "%s for a tube without a policy too", name)
-		assert.Zero(t, v, name)
+		for i, name := range []string{"stalkd_tube_dead_lettered_total", "stalkd_tube_refused_full_total",
+			"stalkd_tube_rate_limited_waits_total", "stalkd_tube_scheduled_puts_total"} {
+			v, ok := value(m, name, "tube", tube)
+			assert.True(t, ok, "%s{tube=%q}", name, tube)
+			assert.Equal(t, want[i], v, "%s{tube=%q}", name, tube)
+		}
 	}
 	v, ok := value(m, "stalkd_policies")
 	assert.True(t, ok)
-	assert.Equal(t, 2.0, v)
+	assert.Equal(t, 4.0, v)
 
 	// Under the tube cap the policy series are capped like the others.
 	capped := newStackOn(t, s.q, s.clock, func(o *Options) { o.MetricsMaxTubes = 1 })
 	m = capped.scrape()
 	_, ok = value(m, "stalkd_tube_dead_lettered_total", "tube", "default")
 	assert.False(t, ok, "the smallest tubes get no series")
+	assert.Len(t, m["stalkd_tube_dead_lettered_total"].GetMetric(), 1, "one tube kept under the cap")
 }
