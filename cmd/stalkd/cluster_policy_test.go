@@ -40,10 +40,17 @@ func TestClusterPolicies(t *testing.T) {
 	var nl struct {
 		Error struct{ Code, Leader string }
 	}
-	code := adminCall(t, http.MethodPut, follower.admin(t)+"/v1/tubes/webhooks/policy", "", webhooks, &nl)
-	require.Equal(t, http.StatusMisdirectedRequest, code)
-	assert.Equal(t, "not_leader", nl.Error.Code)
-	assert.NotEmpty(t, nl.Error.Leader, "names the leader")
+	deadline := time.Now().Add(30 * time.Second)
+	for { // the follower may not know the leader yet
+		code := adminCall(t, http.MethodPut, follower.admin(t)+"/v1/tubes/webhooks/policy", "", webhooks, &nl)
+		require.Equal(t, http.StatusMisdirectedRequest, code)
+		require.Equal(t, "not_leader", nl.Error.Code)
+		if nl.Error.Leader != "" {
+			break
+		}
+		require.True(t, time.Now().Before(deadline), "the 421 names no leader after 30s")
+		time.Sleep(20 * time.Millisecond)
+	}
 	setOnLeader(t, procs, "webhooks", webhooks)
 
 	// A client of the follower: its connection is carried to the leader.

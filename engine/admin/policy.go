@@ -116,11 +116,7 @@ func (s *Server) putPolicy(w http.ResponseWriter, r *http.Request, args []string
 		return
 	}
 	s.logAction(r, "set-policy").Str("tube", name).Msg("admin set a tube policy")
-	got, ok := s.q.Policy(name)
-	if !ok { // removed again in the meantime
-		got = p
-	}
-	writeJSON(w, http.StatusOK, got)
+	writeJSON(w, http.StatusOK, p) // what this call set (a later call may have changed it since)
 }
 
 // DELETE /v1/tubes/{tube}/policy.
