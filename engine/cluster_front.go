@@ -25,6 +25,13 @@ type FrontConfig struct {
 	// gen tells the leader's engines apart (the raft term): a connection
 	// the same engine closes was closed on purpose, not by a failover.
 	Leader func(ctx context.Context) (addr string, gen uint64, err error)
+	// Moved, if set, returns a channel closed when the leader may have
+	// changed (raft's Node.LeaderChanged). A connection carried to an
+	// engine of another generation than Leader's then moves to the
+	// current leader at once, as if its engine had failed: an old leader
+	// that is paused or hung, not dead, keeps its sockets open and would
+	// hold the connection. nil: a connection moves when its engine fails.
+	Moved func() <-chan struct{}
 	// Wait bounds how long a connection waits for a leader, and how long
 	// dialing it may take (default 10 s).
 	Wait time.Duration
@@ -142,6 +149,23 @@ func (f *Front) track(c net.Conn) bool {
 	}
 	f.conns[c] = struct{}{}
 	return true
+}
+
+// moved returns Moved's channel (nil without Moved: never ready).
+func (f *Front) moved() <-chan struct{} {
+	if f.cfg.Moved == nil {
+		return nil
+	}
+	return f.cfg.Moved()
+}
+
+// leaderMoved reports whether a leader of another generation than gen is
+// known now (Leader asked not to wait).
+func (f *Front) leaderMoved(gen uint64) bool {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, g, err := f.cfg.Leader(ctx)
+	return err == nil && g != gen
 }
 
 func (f *Front) untrack(c net.Conn) {

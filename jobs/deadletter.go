@@ -16,6 +16,12 @@ func (t *tube) exhausted(j *job) bool {
 	return t.pol != nil && t.pol.p.MaxReserves > 0 && j.ext.reserves >= t.pol.p.MaxReserves
 }
 
+// countsReserves reports whether t's policy limits reserves: its jobs'
+// reserve counts must then reach the journal even when a reservation ends
+// without a record of its own (a TTR running out, a session closing).
+// t.mu held.
+func (t *tube) countsReserves() bool { return t.pol != nil && t.pol.p.MaxReserves > 0 }
+
 // retire buries or dead-letters reserved job j of t, which is exhausted,
 // instead of releasing it (timedOut: instead of timing it out). It is
 // called with t.mu held and returns with it released. owner is the session
@@ -23,6 +29,9 @@ func (t *tube) exhausted(j *job) bool {
 // TTR to have run out at now). retry reports that the job or the policy
 // changed while the locks were swapped; the caller starts again.
 func (q *Queue) retire(t *tube, j *job, owner *Session, timedOut bool, now int64, st int) (seq uint64, retry bool, err error) {
+	if timedOut {
+		defer q.stats.add(st, cTimeouts, 1) // once done: a retry is not counted twice
+	}
 	dl := t.pol.p.DeadLetter
 	if dl == "" {
 		defer t.mu.Unlock()

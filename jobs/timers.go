@@ -248,11 +248,13 @@ func (q *Queue) fire(now int64) {
 		for _, t := range s.tubeScratch {
 			tubes = append(tubes, firedTube{t, t.timer.When()})
 		}
-		ts.schedBuf = s.scheds.Advance(now, ts.schedBuf[:0])
-		for _, x := range ts.schedBuf {
-			scheds = append(scheds, firedSched{x, x.timer.When()})
+		if s.scheds.Len() > 0 { // schedules are rare: most queues have none
+			ts.schedBuf = s.scheds.Advance(now, ts.schedBuf[:0])
+			for _, x := range ts.schedBuf {
+				scheds = append(scheds, firedSched{x, x.timer.When()})
+			}
+			clear(ts.schedBuf)
 		}
-		clear(ts.schedBuf)
 		s.sessScratch = s.sessions.Advance(now, s.sessScratch[:0])
 		for _, x := range s.sessScratch {
 			sess = append(sess, firedSession{x, x.w.timerWait, x.w.timer.When()})
@@ -312,7 +314,7 @@ func (q *Queue) jobTimer(t *tube, j *job, id uint64, now int64) {
 		}
 		return // retire released t.mu (and a failed journal fails later commits)
 	case j.state == Reserved && now > j.ext.deadline:
-		if q.replicated {
+		if q.replicated || t.countsReserves() {
 			q.logRequeued(j, true)
 		}
 		q.unreserve(t, j, 0)

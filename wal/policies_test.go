@@ -156,3 +156,25 @@ func TestPolicySurvivesCompaction(t *testing.T) {
 	s.restart()
 	require.Equal(t, []string{"hourly"}, s.drain("a"))
 }
+
+// TestPolicyReserveCountSurvivesTimeouts: in a tube whose policy counts
+// reserves, a TTR running out is logged, so its reserve count survives a
+// crash (elsewhere a timeout is not logged, as before).
+func TestPolicyReserveCountSurvivesTimeouts(t *testing.T) {
+	s := newServer(t, Options{})
+	seq, err := s.q.SetPolicySeq("work", jobs.Policy{MaxReserves: 5})
+	require.NoError(t, err)
+	s.wait(seq)
+	w := s.session("work")
+	id := s.put(w, 1, 0, "job")
+	for range 2 {
+		s.reserve(w, id)
+		s.clock.Advance(time.Minute + time.Second)
+		s.q.Tick()
+	}
+	s.put(w, 2, 0, "marker")
+	c := s.crashCopy()
+	st := c.stats(id)
+	require.Equal(t, uint32(2), st.Reserves)
+	require.Equal(t, uint32(2), st.Timeouts)
+}

@@ -168,6 +168,7 @@ func runCluster(o options, root zerolog.Logger) error {
 				li, err := node.LeaderAddr(ctx)
 				return li.Addr, li.Term, err
 			},
+			Moved:      node.LeaderChanged,
 			MaxJobSize: maxJobSize(o.maxJob),
 			MaxConns:   ls.maxConns,
 			TLS:        frontTLS(nodeTLS),
