@@ -138,7 +138,7 @@ func adminPolicy(ctx context.Context, a *app, h *adminClient, inv *invocation) (
 			return nil, policyNotFound(err, tube)
 		}
 	case "set":
-		body, err := policyBody(a, &inv.policy)
+		body, err := policyBody(a, &inv.policy, tube)
 		if err != nil {
 			return nil, err
 		}
@@ -163,13 +163,18 @@ func policyNotFound(err error, tube string) error {
 }
 
 // policyBody builds set's request: the file's fields (if any), then the
-// given flags over them. It returns the JSON object to send.
-func policyBody(a *app, p *policyArgs) (json.RawMessage, error) {
+// given flags over them. It returns the JSON object to send. A file that
+// holds {tube: policy} for this very tube (what get prints) counts as that
+// policy, so get, edit, set -f is a round trip.
+func policyBody(a *app, p *policyArgs, tube string) (json.RawMessage, error) {
 	fields := map[string]any{}
 	if p.file != "" {
 		var err error
 		if fields, err = readPolicyFile(a, p.file); err != nil {
 			return nil, err
+		}
+		if inner, ok := fields[tube].(map[string]any); ok && len(fields) == 1 {
+			fields = inner
 		}
 	}
 	if p.maxReserves.set {

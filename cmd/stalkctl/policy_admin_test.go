@@ -44,21 +44,31 @@ func TestPolicyAgainstAdmin(t *testing.T) {
 		t.Fatalf("the queue holds %+v, want %+v", got, want)
 	}
 
-	r := ctlEnv(env, "policy", "get", "emails")
-	if r.code != 0 || r.stdout != "emails:\n  max_reserves: 5\n  dead_letter: emails-dead\n" {
-		t.Errorf("policy get: exit %d %q", r.code, r.stdout)
+	r0 := ctlEnv(env, "policy", "get", "emails")
+	if r0.code != 0 || r0.stdout != "emails:\n  max_reserves: 5\n  dead_letter: emails-dead\n" {
+		t.Errorf("policy get: exit %d %q", r0.code, r0.stdout)
 	}
 	// list prints a --policies file.
-	r = ctlEnv(env, "policy", "list")
+	r := ctlEnv(env, "policy", "list")
 	if r.code != 0 || !strings.Contains(r.stdout, "hooks:\n") || !strings.Contains(r.stdout, "cron: '*/5 * * * *'") {
 		t.Errorf("policy list: exit %d %q", r.code, r.stdout)
+	}
+
+	// get, edit, set -f: the printed {tube: policy} is read back as the policy.
+	got := t.TempDir() + "/emails.yaml"
+	writeFile(t, got, strings.Replace(r0.stdout, "max_reserves: 5", "max_reserves: 6", 1))
+	if r = ctlEnv(env, "policy", "set", "emails", "-f", got); r.code != 0 {
+		t.Fatalf("set -f of get's output: exit %d %q", r.code, r.stderr)
+	}
+	if p, _ := q.Policy("emails"); p.MaxReserves != 6 || p.DeadLetter != "emails-dead" {
+		t.Errorf("after the round trip: %+v", p)
 	}
 
 	r = ctlEnv(env, "policy", "set", "emails", "--dead-letter", "emails-dead")
 	if r.code != exitFailure || !strings.Contains(r.stderr, "dead_letter") {
 		t.Errorf("a refused policy: exit %d %q", r.code, r.stderr)
 	}
-	if p, _ := q.Policy("emails"); p.MaxReserves != 5 {
+	if p, _ := q.Policy("emails"); p.MaxReserves != 6 {
 		t.Errorf("the refused policy changed the tube's: %+v", p)
 	}
 	if r = ctlEnv(env, "policy", "rm", "emails"); r.code != 0 {
