@@ -96,7 +96,7 @@ func validJob(r *jobs.Record, tube []byte) bool {
 		return true
 	}
 	if r.Kind == jobs.RecPolicy {
-		return jobs.ValidTubeName(tube)
+		return fields.ValidPolicy(r)
 	}
 	if r.ID == 0 {
 		return false

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/stalkd/stalkd/engine/enginetest"
 	"github.com/stalkd/stalkd/jobs"
 )
 
@@ -23,7 +24,7 @@ func TestClusterPolicyFailover(t *testing.T) {
 	seq, err := q.SetPolicySeq("sched", p)
 	require.NoError(t, err)
 	require.NoError(t, waitCommitted(t, q, seq))
-	waitFor(t, "two scheduled puts", func() bool { return len(scheduled(c.image(li))) >= 2 })
+	enginetest.Eventually(t, "two scheduled puts", func() bool { return len(scheduled(c.image(li))) >= 2 })
 
 	c.kill(li)
 	nli, nq := c.leader()
@@ -32,7 +33,7 @@ func TestClusterPolicyFailover(t *testing.T) {
 	require.True(t, ok, "the new leader has the policy")
 	assert.Equal(t, p, got)
 	before := len(scheduled(c.image(nli)))
-	waitFor(t, "two more scheduled puts", func() bool { return len(scheduled(c.image(nli))) >= before+2 })
+	enginetest.Eventually(t, "two more scheduled puts", func() bool { return len(scheduled(c.image(nli))) >= before+2 })
 
 	times := scheduled(c.image(nli))
 	seen := map[int64]bool{}

@@ -164,7 +164,7 @@ func (d *decoder) record(r *jobs.Record) {
 	case kindPolicy:
 		r.Kind = jobs.RecPolicy
 		d.Policy(r)
-		if d.Err == nil && !jobs.ValidTubeName([]byte(r.Tube)) {
+		if d.Err == nil && !fields.ValidPolicy(r) {
 			d.Fail()
 		}
 		return

@@ -40,6 +40,16 @@ func AppendPolicy(dst []byte, rec *jobs.Record) []byte {
 	return dst
 }
 
+// ValidPolicy reports whether a decoded policy record is one the queue
+// accepts: a valid tube and, unless it is a removal, a policy that passes
+// Validate and does not dead-letter to its own tube.
+func ValidPolicy(r *jobs.Record) bool {
+	if !jobs.ValidTubeName([]byte(r.Tube)) {
+		return false
+	}
+	return r.Policy == nil || r.Policy.Validate() == nil && r.Policy.DeadLetter != r.Tube
+}
+
 // PolicySize is len(AppendPolicy(nil, rec)).
 func PolicySize(rec *jobs.Record) int { return len(AppendPolicy(nil, rec)) }
 
