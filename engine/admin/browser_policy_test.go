@@ -1,6 +1,8 @@
 package admin
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -59,4 +61,10 @@ func TestDashboardPolicyInBrowser(t *testing.T) {
 	}, fields)
 	assert.Zero(t, imgs)
 	assert.Empty(t, d.types(), "no dialog: nothing of the names ran")
+
+	var png []byte
+	require.NoError(t, chromedp.Run(ctx, chromedp.FullScreenshot(&png, 100)))
+	if dir := os.Getenv("STALKD_SCREENSHOT_DIR"); dir != "" {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "dashboard-policy.png"), png, 0o644))
+	}
 }
