@@ -1,0 +1,80 @@
+package engine_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/stalkd/stalkd/engine"
+)
+
+// TestOpenPolicies: Options.Policies are checked whole (one bad policy
+// fails Open naming the tube and the field, and none is applied), then in
+// force; SetPolicy, Policy, Policies and RemovePolicy on the open queue.
+func TestOpenPolicies(t *testing.T) {
+	ctx := context.Background()
+	_, err := engine.Open(engine.Options{Policies: map[string]engine.Policy{
+		"good": {MaxReady: 1},
+		"bad":  {ReserveRate: -1},
+	}})
+	var pe *engine.PolicyError
+	require.ErrorAs(t, err, &pe)
+	assert.Equal(t, "reserve_rate", pe.Field)
+	assert.Contains(t, err.Error(), `"bad"`)
+	_, err = engine.Open(engine.Options{Policies: map[string]engine.Policy{"-x": {MaxReady: 1}}})
+	assert.ErrorIs(t, err, engine.ErrBadTubeName)
+
+	q, err := engine.Open(engine.Options{Policies: map[string]engine.Policy{"a": {MaxReady: 1}}})
+	require.NoError(t, err)
+	defer q.Close()
+	_, ok := q.Policy("good")
+	assert.False(t, ok, "the refused Open applied nothing")
+	require.NoError(t, q.SetPolicy(ctx, "b", engine.Policy{MaxReserves: 3}))
+	_, err = q.Put(ctx, "a", []byte("1"), engine.PutOptions{})
+	require.NoError(t, err)
+	_, err = q.Put(ctx, "a", []byte("2"), engine.PutOptions{})
+	assert.ErrorIs(t, err, engine.ErrQueueFull)
+	assert.Equal(t, map[string]engine.Policy{"a": {MaxReady: 1}, "b": {MaxReserves: 3}}, q.Policies())
+	removed, err := q.RemovePolicy(ctx, "b")
+	require.NoError(t, err)
+	assert.True(t, removed)
+	removed, err = q.RemovePolicy(ctx, "b")
+	require.NoError(t, err)
+	assert.False(t, removed)
+	err = q.SetPolicy(ctx, "a", engine.Policy{DeadLetter: "a-dead"})
+	require.True(t, errors.As(err, &pe), "%v", err)
+	assert.Equal(t, "dead_letter", pe.Field)
+	p, _ := q.Policy("a")
+	assert.Equal(t, engine.Policy{MaxReady: 1}, p, "a refused policy leaves the old one")
+	require.NoError(t, q.Close())
+	assert.ErrorIs(t, q.SetPolicy(ctx, "a", engine.Policy{}), engine.ErrClosed)
+}
+
+// TestOpenPoliciesPersistent: with a Dir, policies are in the journal:
+// Options.Policies replace what it held for their tubes after a restart,
+// and a policy set by a call survives it.
+func TestOpenPoliciesPersistent(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	q, err := engine.Open(engine.Options{Dir: dir, Policies: map[string]engine.Policy{"a": {MaxReady: 1}}})
+	require.NoError(t, err)
+	require.NoError(t, q.SetPolicy(ctx, "b", engine.Policy{MaxReserves: 3}))
+	require.NoError(t, q.Close())
+
+	q, err = engine.Open(engine.Options{Dir: dir, Policies: map[string]engine.Policy{"a": {MaxReady: 5}}})
+	require.NoError(t, err)
+	assert.Equal(t, map[string]engine.Policy{"a": {MaxReady: 5}, "b": {MaxReserves: 3}}, q.Policies(),
+		"the option replaced a's policy; b's, set by a call, survived the restart")
+	removed, err := q.RemovePolicy(ctx, "b")
+	require.NoError(t, err)
+	assert.True(t, removed)
+	require.NoError(t, q.Close())
+
+	q, err = engine.Open(engine.Options{Dir: dir})
+	require.NoError(t, err)
+	defer q.Close()
+	assert.Equal(t, map[string]engine.Policy{"a": {MaxReady: 5}}, q.Policies(), "the removal is in the journal too")
+}
