@@ -43,8 +43,9 @@
 //
 //	package                      code                                           tests also
 //	codec                        -                                              testify, yaml.v3
-//	jobs                         jobs/internal/wheel                            jobs/jobsmodel, testify
+//	jobs                         jobs/internal/{wheel,cron}                     jobs/jobsmodel, testify
 //	jobs/internal/wheel          -                                              testify
+//	jobs/internal/cron           -                                              -
 //	jobs/jobsmodel               jobs                                           -
 //	jobs/cluster                 - (a std-only leaf: Status, ErrNotLeader)      -
 //	wal                          jobs, wal/internal/fields, tidwall/wal,        testify
@@ -53,8 +54,8 @@
 //	wal/raft                     jobs, jobs/cluster, wal/internal/fields,       engine/enginetest,
 //	                             hashicorp/raft, go-hclog, raft-wal, zerolog    engine/tlscert, testify
 //	engine                       codec, jobs, jobs/cluster, engine/tlscert,     engine/enginetest,
-//	                             engine/internal/{commit,listen,memreturn,      go-beanstalk, testify,
-//	                             ratelog,token}, gnet, x/sys, zerolog           yaml.v3
+//	                             engine/internal/{commit,listen,memreturn,      engine/enginetest/inproc,
+//	                             ratelog,token}, gnet, x/sys, zerolog           go-beanstalk, testify, yaml.v3
 //	engine/front                 codec, engine/tlscert, zerolog                 engine, engine/enginetest,
 //	                                                                            go-beanstalk, testify
 //	engine/embed                 codec, jobs, wal, engine, zerolog,             engine/enginetest,
@@ -73,10 +74,11 @@
 //	engine/difftest              -                                              codec, engine, engine/enginetest,
 //	                                                                            .../inproc, testify, zerolog
 //	cmd/stalkd                   engine, engine/admin, engine/embed,            codec, engine/enginetest,
-//	                             engine/front, engine/tlscert, jobs,            testify
-//	                             jobs/cluster, wal, wal/raft, x/sys, zerolog
+//	                             engine/front, engine/tlscert, jobs,            go-beanstalk, testify
+//	                             jobs/cluster, wal, wal/raft, x/sys, yaml.v3,
+//	                             zerolog
 //	cmd/stalkctl                 cmd/stalkctl/internal/client, jobs/cluster,    engine, engine/admin,
-//	                             x/sys                                          engine/enginetest(/inproc),
+//	                             x/sys, yaml.v3                                 engine/enginetest(/inproc),
 //	                                                                            jobs, go-beanstalk, testify,
 //	                                                                            zerolog
 //	cmd/stalkctl/internal/client codec                                          -

@@ -36,7 +36,8 @@ func list(s ...string) []string { return s }
 var arrows = map[string]allow{
 	// The pure libraries: the wire format and the queue.
 	"codec":               {code: list(), tests: list(fwTestify, fwYaml)},
-	"jobs":                {code: list("jobs/internal/wheel"), tests: list("jobs/jobsmodel", fwTestify)},
+	"jobs":                {code: list("jobs/internal/wheel", "jobs/internal/cron"), tests: list("jobs/jobsmodel", fwTestify)},
+	"jobs/internal/cron":  {code: list(), tests: list()},
 	"jobs/internal/wheel": {code: list(), tests: list(fwTestify)},
 	"jobs/jobsmodel":      {code: list("jobs"), tests: list()},
 	"jobs/cluster":        {code: list(), tests: list()}, // the cluster vocabulary: a std-only leaf
@@ -50,7 +51,7 @@ var arrows = map[string]allow{
 	// The protocol server and its rooms.
 	"engine": {code: list("codec", "jobs", "jobs/cluster", "engine/tlscert", "engine/internal/commit", "engine/internal/listen",
 		"engine/internal/memreturn", "engine/internal/ratelog", "engine/internal/token", fwGnet, fwXsys, fwZerolog),
-		tests: list("engine/enginetest", fwBeanstalk, fwTestify, fwYaml)},
+		tests: list("engine/enginetest", "engine/enginetest/inproc", fwBeanstalk, fwTestify, fwYaml)},
 	"engine/front": {code: list("codec", "engine/tlscert", fwZerolog),
 		tests: list("engine", "engine/enginetest", fwBeanstalk, fwTestify)},
 	"engine/embed": {code: list("codec", "jobs", "wal", "engine", "engine/internal/commit", "engine/internal/memreturn", fwZerolog),
@@ -71,9 +72,9 @@ var arrows = map[string]allow{
 
 	// The programs.
 	"cmd/stalkd": {code: list("engine", "engine/admin", "engine/embed", "engine/front", "engine/tlscert", "jobs", "jobs/cluster",
-		"wal", "wal/raft", fwXsys, fwZerolog),
-		tests: list("codec", "engine/enginetest", fwTestify)},
-	"cmd/stalkctl": {code: list("cmd/stalkctl/internal/client", "jobs/cluster", fwXsys),
+		"wal", "wal/raft", fwXsys, fwYaml, fwZerolog),
+		tests: list("codec", "engine/enginetest", fwBeanstalk, fwTestify)},
+	"cmd/stalkctl": {code: list("cmd/stalkctl/internal/client", "jobs/cluster", fwXsys, fwYaml),
 		tests: list("engine", "engine/admin", "engine/enginetest", "engine/enginetest/inproc", "jobs", fwBeanstalk, fwTestify, fwZerolog)},
 	"cmd/stalkctl/internal/client": {code: list("codec"), tests: list()},
 	"cmd/examples/gateway":         {code: list("engine", "engine/embed", fwZerolog), tests: list(fwTestify)},

@@ -256,6 +256,9 @@ func (ls *leaderServer) drain() {
 
 // start serves q on host:0 and returns that address (raft's OnLeader).
 func (ls *leaderServer) start(q *jobs.Queue) (string, error) {
+	if err := applyPolicies(q, ls.o.policies, ls.log); err != nil {
+		return "", err // the term ends; raft retries while this node leads
+	}
 	ls.mu.Lock()
 	q.SetDraining(ls.draining)
 	ls.mu.Unlock()

@@ -69,6 +69,9 @@ func prepare(o options, root zerolog.Logger) (*jobs.Queue, journal, error) {
 		return nil, journal{}, err
 	}
 	q, err := newQueue(jr)
+	if err == nil {
+		err = applyPolicies(q, o.policies, componentLogger(root, "cmd"))
+	}
 	if err != nil {
 		_ = jr.close()
 		return nil, journal{}, err

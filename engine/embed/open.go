@@ -56,6 +56,11 @@ type Options struct {
 	// Logger receives the journal's and the workers' logs; the zero Logger
 	// discards them.
 	Logger zerolog.Logger
+	// Policies are tube policies (policy.go) that Open applies, by tube
+	// name, after loading the journal: they replace what it held for those
+	// tubes, and leave other tubes' policies as they were. Open checks them
+	// all first and applies none if one is refused.
+	Policies map[string]Policy
 }
 
 // validate returns o with defaults filled in, or why it is unusable.
@@ -67,6 +72,9 @@ func (o Options) validate() (Options, error) {
 		return o, errors.New("engine: negative SyncInterval, DefaultTTR or SegmentSize")
 	case o.Dir == "" && (o.SyncInterval != 0 || o.NoSync || o.SegmentSize != 0 || o.Salvage):
 		return o, errors.New("engine: SyncInterval, NoSync, SegmentSize and Salvage need a Dir")
+	}
+	if err := validatePolicies(o.Policies); err != nil {
+		return o, err
 	}
 	size, _ := codec.MaxJobSize(uint32(o.MaxJobSize)) // in range: checked above
 	o.MaxJobSize = int(size)
@@ -118,7 +126,7 @@ func Open(o Options) (*Queue, error) {
 		return nil, err
 	}
 	if o.Dir == "" {
-		return start(o, jobs.New(jobs.Config{Clock: o.Clock}), nil, nil), nil
+		return withPolicies(start(o, jobs.New(jobs.Config{Clock: o.Clock}), nil, nil))
 	}
 	l, err := wal.Open(o.Dir, wal.Options{
 		SyncInterval: o.SyncInterval, NoSync: o.NoSync, SegmentSize: o.SegmentSize,
@@ -132,7 +140,7 @@ func Open(o Options) (*Queue, error) {
 		_ = l.Close()
 		return nil, err
 	}
-	return start(o, jq, l, l.Subscribe), nil
+	return withPolicies(start(o, jq, l, l.Subscribe))
 }
 
 // start wraps jq (whose journal, if any, has been replayed) and drives its

@@ -26,6 +26,8 @@ var (
 	ErrTimedOut = jobs.ErrTimedOut
 	// ErrDraining: the queue refuses new jobs (Jobs().SetDraining).
 	ErrDraining = jobs.ErrDraining
+	// ErrQueueFull: the tube's policy (max_ready) refuses the job.
+	ErrQueueFull = jobs.ErrQueueFull
 	// ErrNoSpace: the journal has no room for the job (disk full).
 	ErrNoSpace = jobs.ErrNoSpace
 	// ErrJournal: the journal failed; the change is not durable. Errors
