@@ -166,7 +166,7 @@ func runCluster(o options, root zerolog.Logger) error {
 			Logger:     flog,
 		}))
 	}
-	adm, err := startClusterAdmin(o.admin, ls, log)
+	adm, err := startClusterAdmin(o.admin, ls)
 	if err == nil {
 		err = d.waitSignals(serving{drain: ls.drain,
 			drained: "drain mode: new jobs are refused from now on, while this node leads",

@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/rs/zerolog"
-
 	"github.com/stalkd/stalkd/engine"
 	"github.com/stalkd/stalkd/engine/admin"
 	"github.com/stalkd/stalkd/jobs"
@@ -43,14 +41,14 @@ func (c clusterAdmin) RemoveServer(id string) error {
 }
 
 // startClusterAdmin starts --admin for a cluster member (nil when off).
-func startClusterAdmin(f adminFlags, ls *leaderServer, log zerolog.Logger) (*adminServer, error) {
+func startClusterAdmin(f adminFlags, ls *leaderServer) (*adminServer, error) {
 	if f.addr == "" {
 		return nil, nil
 	}
 	a := &adminServer{}
 	s, err := admin.Start(admin.Options{
 		Addr: f.addr, Cluster: clusterAdmin{ls}, Version: engine.Version, MetricsMaxTubes: f.maxTubes,
-		Logger: log, Tokens: f.tokens,
+		Logger: f.root, Tokens: f.tokens,
 		Serving: func() error {
 			if a.stopping.Load() {
 				return errors.New("shutting down")

@@ -21,6 +21,7 @@ const stopTimeout = 5 * time.Second
 // run serves until a signal stops it, in the reference's order: bind, -u,
 // journal, replay, serve. root is the program's logger, without a component.
 func run(o options, root zerolog.Logger) error {
+	o.admin.root = root
 	if o.cluster.ID != "" {
 		return runCluster(o, root)
 	}
@@ -90,7 +91,7 @@ func serve(srv *engine.Server, q *jobs.Queue, jr journal, af adminFlags, d *daem
 	err := srv.Serve(engine.Backend{Queue: q, BinlogStats: jr.stats})
 	var adm *adminServer
 	if err == nil {
-		adm, err = startAdmin(af, srv, q, jr, log)
+		adm, err = startAdmin(af, srv, q, jr)
 	}
 	if err == nil {
 		err = d.waitSignals(serving{srv: srv, drain: func() { q.SetDraining(true) },
