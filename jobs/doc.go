@@ -71,7 +71,7 @@
 // A Policy (policy.go; POLICIES.md has the fine print) is kept by tube name
 // and applied to the tube whenever it exists: max_reserves buries or
 // dead-letters a spent job (deadletter.go), max_ready refuses puts with
-// ErrQueueFull, reserve_rate holds a tube back like a pause (ratelimit.go)
+// ErrQueueFull, reserve_rate holds a tube back like a pause (holdback.go)
 // and schedules put recurring jobs from timers in the wheel (schedule.go,
 // internal/cron). A tube without a policy pays a nil check.
 //

@@ -101,7 +101,7 @@ func (q *Queue) reserveFor(s *Session, j *job, now int64, st int, waiter bool) b
 // unreserve takes j from its reserver. t.mu held.
 func (q *Queue) unreserve(t *tube, j *job, st int) {
 	x := j.ext
-	if s := x.reserver; s != nil { // nil: an orphan (replicated.go)
+	if s := x.reserver; s != nil { // nil: an orphan (restore.go)
 		s.mu.Lock()
 		s.reserved.remove(j)
 		s.mu.Unlock()

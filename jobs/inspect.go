@@ -2,9 +2,10 @@ package jobs
 
 import "time"
 
-// Read-only views for monitoring (package engine/admin): every tube's
-// figures in one pass, the age of each tube's oldest ready job, the
-// journal's health and the queue's clock. Nothing here changes the queue or
+// Read-only views: Peek and the peek-* commands (at the end), and for
+// monitoring (package engine/admin) every tube's figures in one pass, the
+// age of each tube's oldest ready job, the journal's health and the queue's
+// clock. Nothing here changes the queue or
 // adds work to the command path; each tube lock is held only for a bounded
 // stretch.
 
@@ -134,4 +135,41 @@ func (q *Queue) JournalErr() error {
 	}
 	_, err := q.journal.Committed()
 	return err
+}
+
+// Peek returns any job by id, whatever its state and tube.
+func (q *Queue) Peek(id uint64) (JobData, error) {
+	d, ok := q.jobs.data(id)
+	if !ok {
+		return JobData{}, ErrNotFound
+	}
+	return d, nil
+}
+
+// PeekReady returns the next job reserve would take from the used tube
+// (ignoring a pause).
+func (s *Session) PeekReady() (JobData, error) {
+	return s.peekTop(func(t *tube) *job { return t.ready.top() })
+}
+
+// PeekDelayed returns the delayed job of the used tube that becomes ready
+// first.
+func (s *Session) PeekDelayed() (JobData, error) {
+	return s.peekTop(func(t *tube) *job { return t.delayed.top() })
+}
+
+// PeekBuried returns the oldest buried job of the used tube.
+func (s *Session) PeekBuried() (JobData, error) {
+	return s.peekTop(func(t *tube) *job { return t.buried.head })
+}
+
+func (s *Session) peekTop(pick func(*tube) *job) (JobData, error) {
+	t := s.use
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	j := pick(t)
+	if j == nil {
+		return JobData{}, ErrNotFound
+	}
+	return j.data(), nil
 }

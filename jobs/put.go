@@ -198,7 +198,7 @@ func (s *Session) own(id uint64) (*tube, *job) {
 		return nil, nil
 	}
 	if j.state == Reserved && j.ext.reserver == nil {
-		s.adopt(j) // an orphan (replicated.go)
+		s.adopt(j) // an orphan (restore.go)
 	}
 	if j.state != Reserved || j.ext.reserver != s {
 		t.mu.Unlock()

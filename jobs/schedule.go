@@ -1,8 +1,6 @@
 package jobs
 
-import (
-	"github.com/stalkd/stalkd/jobs/internal/wheel"
-)
+import "github.com/stalkd/stalkd/jobs/internal/wheel"
 
 // This file holds a policy's schedules: recurring puts into its tube, each
 // driven by a timer in the timing wheels (no goroutine). A schedule fires

@@ -1,9 +1,13 @@
 package jobs
 
-import "math"
+import (
+	"math"
+	"time"
+)
 
-// This file holds reserve_rate: a token bucket per tube, on the queue's
-// clock. A reserve from the tube (Reserve, or a hand-off to a waiting
+// This file holds what holds a tube back from reserve: a pause (PauseTube,
+// below, lifted by the tube's timer) and reserve_rate, a token bucket per
+// tube on the queue's clock. A reserve from the tube (Reserve, or a hand-off to a waiting
 // session) spends a token; the bucket holds at most ceil(rate) tokens and
 // refills continuously at rate tokens per second. A tube without a token
 // is held back like a paused one: Reserve skips it and its new ready jobs
@@ -19,6 +23,15 @@ const tokenEpsilon = 1e-9
 // unfilled is tube.refilled for a bucket filled when the policy was set,
 // counted from its first use.
 const unfilled = math.MinInt64
+
+// fillBucket starts t's reserve_rate bucket full. t.mu held (or t not yet
+// published).
+func (t *tube) fillBucket() {
+	t.tokens, t.refilled = 0, unfilled
+	if t.pol != nil {
+		t.tokens = t.pol.burst
+	}
+}
 
 // held reports whether reserve must skip t at now: paused, or out of
 // reserve tokens. t.mu held.
@@ -98,4 +111,40 @@ func (q *Queue) rateLimited(tubes []*tube, now int64, waiting bool) {
 			q.armForToken(t, now)
 		}
 	}
+}
+
+// PauseTube stops reserve from taking jobs of the tube called name for d. A
+// zero d pauses for one nanosecond (waiters are served on the next tick).
+// Pauses are not persisted (but replicated: see PauseTubeSeq), and vanish
+// with the tube.
+func (q *Queue) PauseTube(name []byte, d time.Duration) error {
+	_, err := q.PauseTubeSeq(name, d)
+	return err
+}
+
+// PauseTubeSeq is PauseTube returning the journal sequence number to wait
+// for before answering PAUSED: nonzero only in replicated mode.
+func (q *Queue) PauseTubeSeq(name []byte, d time.Duration) (uint64, error) {
+	t, err := q.namedTube(name)
+	if err != nil {
+		return 0, err
+	}
+	if d <= 0 {
+		d = 1
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	unpauseAt := q.clock.Now() + int64(d)
+	var seq uint64
+	if q.replicated {
+		var err error
+		if seq, err = q.append(Record{Kind: RecPause, Tube: t.name, Delay: d, Deadline: unpauseAt}); err != nil {
+			return 0, err
+		}
+	}
+	t.pause = int64(d)
+	t.unpauseAt = unpauseAt
+	t.pauses++
+	q.timers.scheduleTube(t, t.unpauseAt)
+	return seq, nil
 }
