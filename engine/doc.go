@@ -43,9 +43,12 @@
 //
 //	package                      code                                           tests also
 //	codec                        -                                              testify, yaml.v3
-//	jobs                         jobs/internal/{wheel,cron}                     jobs/jobsmodel, testify
+//	jobs                         jobs/policy,                                   jobs/jobsmodel, testify
+//	                             jobs/internal/{wheel,cron,tubename}
+//	jobs/policy                  jobs/internal/{cron,tubename}                  -
 //	jobs/internal/wheel          -                                              testify
 //	jobs/internal/cron           -                                              -
+//	jobs/internal/tubename       -                                              -
 //	jobs/jobsmodel               jobs                                           -
 //	jobs/cluster                 - (a std-only leaf: Status, ErrNotLeader)      -
 //	wal                          jobs, wal/internal/fields, tidwall/wal,        testify

@@ -68,8 +68,8 @@
 //
 // # Tube policies
 //
-// A Policy (policy.go; POLICIES.md has the fine print) is kept by tube name
-// and applied to the tube whenever it exists: max_reserves buries or
+// A Policy (a value of package jobs/policy, aliased here; POLICIES.md has
+// the fine print) is kept by tube name (policies.go) and applied to the tube whenever it exists: max_reserves buries or
 // dead-letters a spent job (deadletter.go), max_ready refuses puts with
 // ErrQueueFull, reserve_rate holds a tube back like a pause (holdback.go)
 // and schedules put recurring jobs from timers in the wheel (schedule.go,
@@ -78,4 +78,19 @@
 // Callbacks (a session's wake function) never run under a queue lock: the
 // waits won under a tube lock are collected and finished after it is
 // released. Counters are striped per session and summed by Stats.
+//
+// # Files
+//
+// One concept each: queue.go (Queue, Config, Clock), vocabulary.go (states,
+// limits, documents, error sentinels, the policy aliases), tube.go (a tube
+// and the registry), job.go (a job's layout and body), heap.go, index.go
+// (id to job), recycle.go (the job pool and the liveness rule), session.go
+// (use, watch, close), put.go (put, delete, release, bury, touch),
+// reserve.go (reserve and its wait), handoff.go (the moves state changes
+// share, and wake-ups), kick.go, clear.go, timers.go (the timing wheels),
+// holdback.go (pause and reserve_rate), deadletter.go (max_reserves),
+// policies.go (the policy map and its changes), schedule.go (a compiled
+// policy's schedules), journal.go (the journal seam), restore.go (replay,
+// compaction, replicated mode), stats.go, inspect.go (peek and monitoring
+// views), list.go (ListJobs).
 package jobs

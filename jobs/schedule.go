@@ -1,8 +1,15 @@
 package jobs
 
-import "github.com/stalkd/stalkd/jobs/internal/wheel"
+import (
+	"math"
+	"time"
 
-// This file holds a policy's schedules: recurring puts into its tube, each
+	"github.com/stalkd/stalkd/jobs/internal/cron"
+	"github.com/stalkd/stalkd/jobs/internal/wheel"
+)
+
+// This file holds a policy compiled for the queue (package policy checks
+// it; here it gains its parsed schedules) and its schedules: recurring puts into its tube, each
 // driven by a timer in the timing wheels (no goroutine). A schedule fires
 // at each time of its cron expression; when it fires late (the queue was
 // down, or Tick was not called), it puts one job, for the latest time due,
@@ -10,6 +17,41 @@ import "github.com/stalkd/stalkd/jobs/internal/wheel"
 // (Record.Sched, SchedAt), so that a journal replay or a new leader knows
 // the schedule's progress exactly: a time is put once, across restarts and
 // failovers, as long as the put reached the journal.
+
+// compiled is a validated policy as the queue applies it: its value, its
+// reserve_rate bucket size and its parsed schedules. Immutable once built:
+// tubes share it without a lock.
+type compiled struct {
+	p     Policy
+	burst float64 // ceil(ReserveRate)
+	crons []cron.Schedule
+}
+
+// compilePolicy validates p and compiles it.
+func compilePolicy(p Policy) (*compiled, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	c := &compiled{p: p.Clone(), burst: math.Ceil(p.ReserveRate)}
+	for _, s := range p.Schedule {
+		cs, err := cron.Parse(s.Cron)
+		if err != nil {
+			return nil, err // not reached: Validate parsed it
+		}
+		c.crons = append(c.crons, cs)
+	}
+	return c, nil
+}
+
+// next returns the first time of schedule i strictly after t (Clock ns), or
+// false if it has none.
+func (c *compiled) next(i int, t int64) (int64, bool) {
+	n := c.crons[i].Next(time.Unix(0, t).UTC())
+	if n.IsZero() {
+		return 0, false
+	}
+	return n.UnixNano(), true
+}
 
 // schedTimer is one schedule's timer. e and i never change; timer is
 // guarded by the timer shard's lock.

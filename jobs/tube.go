@@ -4,6 +4,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/stalkd/stalkd/jobs/internal/tubename"
 	"github.com/stalkd/stalkd/jobs/internal/wheel"
 )
 
@@ -231,37 +232,11 @@ func (r *registry) count() int {
 	return n
 }
 
-// validName reports whether name follows the protocol's tube-name grammar.
 // ValidTubeName reports whether name is a legal tube name: 1 to
 // MaxTubeName bytes of A-Z a-z 0-9 - + / ; . $ _ ( ), not starting with '-'.
 // It is the protocol's grammar (package codec has the same rule, and a test
 // keeps the two equal byte for byte).
-func ValidTubeName(name []byte) bool { return validName(name) }
+func ValidTubeName(name []byte) bool { return tubename.Valid(name) }
 
-func validName(name []byte) bool {
-	if len(name) == 0 || len(name) > MaxTubeName || name[0] == '-' {
-		return false
-	}
-	for _, c := range name {
-		if !nameChar[c] {
-			return false
-		}
-	}
-	return true
-}
-
-var nameChar = func() (t [256]bool) {
-	for c := 'a'; c <= 'z'; c++ {
-		t[c] = true
-	}
-	for c := 'A'; c <= 'Z'; c++ {
-		t[c] = true
-	}
-	for c := '0'; c <= '9'; c++ {
-		t[c] = true
-	}
-	for _, c := range "-+/;.$_()" {
-		t[c] = true
-	}
-	return t
-}()
+// validName reports whether name follows the protocol's tube-name grammar.
+func validName(name []byte) bool { return tubename.Valid(name) }

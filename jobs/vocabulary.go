@@ -3,6 +3,9 @@ package jobs
 import (
 	"errors"
 	"time"
+
+	"github.com/stalkd/stalkd/jobs/internal/tubename"
+	"github.com/stalkd/stalkd/jobs/policy"
 )
 
 // This file holds the queue's exported vocabulary: job states, limits, the
@@ -42,7 +45,7 @@ const MaxCommands = 64
 const UrgentPri = 1024
 
 // MaxTubeName is the longest tube name, in bytes.
-const MaxTubeName = 200
+const MaxTubeName = tubename.Max
 
 // JobData is a job's id and body as handed out by reserve and peek. The body
 // is shared with the queue and read-only.
@@ -154,3 +157,23 @@ var (
 // (ready plus delayed jobs); nothing is stored. The protocol answers
 // QUEUE_FULL, a word only a tube with such a policy ever sends.
 var ErrQueueFull = errors.New("jobs: queue full")
+
+// The tube policy's value types and limits live in package policy (the
+// rules of a well-formed policy, with no queue in them); these aliases keep
+// them part of this package's vocabulary, so callers need not import it.
+type (
+	// Policy is what the queue enforces on a tube name: policy.Policy.
+	Policy = policy.Policy
+	// Schedule is one recurring put of a Policy: policy.Schedule.
+	Schedule = policy.Schedule
+	// PolicyError is a policy the queue refuses, naming the offending
+	// field: policy.Error.
+	PolicyError = policy.Error
+)
+
+// The limits a Policy may ask for (see package policy).
+const (
+	MaxReserveRate  = policy.MaxReserveRate
+	MaxScheduleBody = policy.MaxScheduleBody
+	MaxSchedules    = policy.MaxSchedules
+)

@@ -35,12 +35,15 @@ func list(s ...string) []string { return s }
 
 var arrows = map[string]allow{
 	// The pure libraries: the wire format and the queue.
-	"codec":               {code: list(), tests: list(fwTestify, fwYaml)},
-	"jobs":                {code: list("jobs/internal/wheel", "jobs/internal/cron"), tests: list("jobs/jobsmodel", fwTestify)},
-	"jobs/internal/cron":  {code: list(), tests: list()},
-	"jobs/internal/wheel": {code: list(), tests: list(fwTestify)},
-	"jobs/jobsmodel":      {code: list("jobs"), tests: list()},
-	"jobs/cluster":        {code: list(), tests: list()}, // the cluster vocabulary: a std-only leaf
+	"codec": {code: list(), tests: list(fwTestify, fwYaml)},
+	"jobs": {code: list("jobs/policy", "jobs/internal/wheel", "jobs/internal/cron", "jobs/internal/tubename"),
+		tests: list("jobs/jobsmodel", fwTestify)},
+	"jobs/policy":            {code: list("jobs/internal/cron", "jobs/internal/tubename"), tests: list()}, // the policy value; Validate reads the cron and tube-name leaves
+	"jobs/internal/cron":     {code: list(), tests: list()},
+	"jobs/internal/tubename": {code: list(), tests: list()},
+	"jobs/internal/wheel":    {code: list(), tests: list(fwTestify)},
+	"jobs/jobsmodel":         {code: list("jobs"), tests: list()},
+	"jobs/cluster":           {code: list(), tests: list()}, // the cluster vocabulary: a std-only leaf
 
 	// Persistence: the journal seam jobs declares, on disk or through raft.
 	"wal":                 {code: list("jobs", "wal/internal/fields", fwTidwall, fwZerolog), tests: list(fwTestify)},

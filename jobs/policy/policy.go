@@ -1,11 +1,11 @@
-package jobs
+package policy
 
 import (
 	"fmt"
 	"math"
-	"time"
 
 	"github.com/stalkd/stalkd/jobs/internal/cron"
+	"github.com/stalkd/stalkd/jobs/internal/tubename"
 )
 
 // Policy is what the queue enforces on a tube name, server-side, for every
@@ -51,26 +51,18 @@ const MaxScheduleBody = 1 << 16
 // MaxSchedules is how many schedules one policy may hold.
 const MaxSchedules = 64
 
-// PolicyError is a policy the queue refuses: Field names the offending
-// field as in JSON ("max_reserves", "schedule[1].cron", "tube").
-type PolicyError struct {
+// Error is a policy the queue refuses (jobs.PolicyError): Field names the
+// offending field as in JSON ("max_reserves", "schedule[1].cron", "tube").
+type Error struct {
 	Field, Reason string
 }
 
-func (e *PolicyError) Error() string { return "policy: " + e.Field + ": " + e.Reason }
+func (e *Error) Error() string { return "policy: " + e.Field + ": " + e.Reason }
 
 // IsZero reports whether p enforces nothing.
 func (p Policy) IsZero() bool {
 	return p.MaxReserves == 0 && p.DeadLetter == "" && p.MaxReady == 0 &&
 		p.ReserveRate == 0 && len(p.Schedule) == 0
-}
-
-// Validate reports the first thing wrong with p as a *PolicyError, or nil.
-// It does not know the tube p is for: SetPolicy also refuses a policy whose
-// dead-letter tube is the tube itself.
-func (p Policy) Validate() error {
-	_, err := compilePolicy(p)
-	return err
 }
 
 // Clone returns a deep copy of p (its Schedule slice is its own).
@@ -81,20 +73,15 @@ func (p Policy) Clone() Policy {
 	return p
 }
 
-// compiled is a validated policy as the queue applies it. Immutable once
-// built: tubes share it without a lock.
-type compiled struct {
-	p     Policy
-	burst float64 // ceil(ReserveRate)
-	crons []cron.Schedule
-}
-
-func compilePolicy(p Policy) (*compiled, error) {
-	bad := func(field, format string, args ...any) (*compiled, error) {
-		return nil, &PolicyError{Field: field, Reason: fmt.Sprintf(format, args...)}
+// Validate reports the first thing wrong with p as an *Error, or nil. It
+// does not know the tube p is for: the queue's SetPolicy also refuses a
+// policy whose dead-letter tube is the tube itself.
+func (p Policy) Validate() error {
+	bad := func(field, format string, args ...any) error {
+		return &Error{Field: field, Reason: fmt.Sprintf(format, args...)}
 	}
 	if p.DeadLetter != "" {
-		if !validName([]byte(p.DeadLetter)) {
+		if !tubename.Valid([]byte(p.DeadLetter)) {
 			return bad("dead_letter", "%q is not a valid tube name", p.DeadLetter)
 		}
 		if p.MaxReserves == 0 {
@@ -108,26 +95,13 @@ func compilePolicy(p Policy) (*compiled, error) {
 	if len(p.Schedule) > MaxSchedules {
 		return bad("schedule", "at most %d schedules", MaxSchedules)
 	}
-	c := &compiled{p: p.Clone(), burst: math.Ceil(r)}
 	for i, s := range p.Schedule {
-		cs, err := cron.Parse(s.Cron)
-		if err != nil {
+		if _, err := cron.Parse(s.Cron); err != nil {
 			return bad(fmt.Sprintf("schedule[%d].cron", i), "%v", err)
 		}
 		if len(s.Body) > MaxScheduleBody {
 			return bad(fmt.Sprintf("schedule[%d].body", i), "longer than %d bytes", MaxScheduleBody)
 		}
-		c.crons = append(c.crons, cs)
 	}
-	return c, nil
-}
-
-// next returns the first time of schedule i strictly after t (Clock ns), or
-// false if it has none.
-func (c *compiled) next(i int, t int64) (int64, bool) {
-	n := c.crons[i].Next(time.Unix(0, t).UTC())
-	if n.IsZero() {
-		return 0, false
-	}
-	return n.UnixNano(), true
+	return nil
 }
