@@ -135,7 +135,9 @@
 // starts at 1); raft-wal already does all three. It must be v0.4.1 or
 // later: v0.4.0 cannot reopen a log whose tail raft truncated (raft-wal
 // issue 31, "sealed segment has no index block"), which the real-process
-// test hit on its first restart of a killed leader.
+// test hit on its first restart of a killed leader. hashicorp/raft reads
+// every entry it replicates back from the log store: a LogCache of the
+// latest 64 entries answers those reads from memory (node.go).
 //
 // # Concurrency
 //
