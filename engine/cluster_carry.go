@@ -18,7 +18,9 @@ import (
 // A carried connection survives a change of leader. The front frames the
 // client's commands with the same decoder the engine uses, so it knows how
 // many replies each one is owed, and frames the leader's replies. When the
-// leader's side fails, every command sent but not answered is answered
+// leader's side fails (or, with FrontConfig.Moved, a leader of a newer
+// generation is known while the old one holds on), every command sent but
+// not answered is answered
 // INTERNAL_ERROR (it may or may not have been carried out, as when a
 // single server dies between write and reply); then the front connects to
 // the new leader, replays the client's auth, use and watch list, and goes
@@ -148,12 +150,25 @@ func (c *carrier) session(up net.Conn) net.Conn {
 	var inflight []carried
 	var wbuf []byte
 	ended := false // quit sent or input ended: the leader's close ends it
+	moved := c.f.moved()
 	for {
 		var cmds chan []carried
 		if !ended {
 			cmds = c.cmds
 		}
 		select {
+		case <-moved: // a new leader while this one holds on (paused, hung)
+			if len(replies) > 0 {
+				continue // moved stays ready: hand over what came first
+			}
+			if moved = c.f.moved(); !c.f.leaderMoved(c.gen) {
+				continue
+			}
+			c.f.untrack(up)
+			if ended && len(inflight) == 0 {
+				return nil
+			}
+			return c.failover(inflight)
 		case batch, ok := <-cmds:
 			if !ok {
 				c.f.untrack(up)
@@ -185,8 +200,8 @@ func (c *carrier) session(up net.Conn) net.Conn {
 				}
 			}
 			if ended && batch[len(batch)-1].eof {
-				if tc, ok := up.(*net.TCPConn); ok {
-					_ = tc.CloseWrite()
+				if cw, ok := up.(interface{ CloseWrite() error }); ok { // TCP, or TLS between nodes
+					_ = cw.CloseWrite()
 				}
 			}
 		case rb := <-replies:

@@ -25,6 +25,13 @@ type FrontConfig struct {
 	// gen tells the leader's engines apart (the raft term): a connection
 	// the same engine closes was closed on purpose, not by a failover.
 	Leader func(ctx context.Context) (addr string, gen uint64, err error)
+	// Moved, if set, returns a channel closed when the leader may have
+	// changed (raft's Node.LeaderChanged). A connection carried to an
+	// engine of another generation than Leader's then moves to the
+	// current leader at once, as if its engine had failed: an old leader
+	// that is paused or hung, not dead, keeps its sockets open and would
+	// hold the connection. nil: a connection moves when its engine fails.
+	Moved func() <-chan struct{}
 	// Wait bounds how long a connection waits for a leader, and how long
 	// dialing it may take (default 10 s).
 	Wait time.Duration
@@ -34,7 +41,12 @@ type FrontConfig struct {
 	// MaxConns caps open client connections (0: no cap); past it a new one
 	// is closed at once, with a warning at most once a second.
 	MaxConns int
-	Logger   zerolog.Logger
+	// TLS, if set, is the client side of the node-to-node mutual TLS
+	// (NodeTLS.ClientConfig): the front dials the leader's engine inside
+	// it, and the engine must require it (NodeTLS.ServerConfig). nil:
+	// plain TCP.
+	TLS    *tls.Config
+	Logger zerolog.Logger
 }
 
 // Front serves a cluster node's client port: each connection's commands
@@ -139,6 +151,23 @@ func (f *Front) track(c net.Conn) bool {
 	return true
 }
 
+// moved returns Moved's channel (nil without Moved: never ready).
+func (f *Front) moved() <-chan struct{} {
+	if f.cfg.Moved == nil {
+		return nil
+	}
+	return f.cfg.Moved()
+}
+
+// leaderMoved reports whether a leader of another generation than gen is
+// known now (Leader asked not to wait).
+func (f *Front) leaderMoved(gen uint64) bool {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, g, err := f.cfg.Leader(ctx)
+	return err == nil && g != gen
+}
+
 func (f *Front) untrack(c net.Conn) {
 	f.mu.Lock()
 	delete(f.conns, c)
@@ -206,8 +235,7 @@ func (f *Front) dial(ctx context.Context) (net.Conn, uint64) {
 		if err != nil {
 			return nil, 0
 		}
-		var d net.Dialer
-		up, err := d.DialContext(ctx, "tcp", addr)
+		up, err := f.dialLeader(ctx, addr)
 		if err == nil {
 			if !f.track(up) {
 				_ = up.Close()
@@ -222,6 +250,16 @@ func (f *Front) dial(ctx context.Context) (net.Conn, uint64) {
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
+}
+
+// dialLeader connects to the leader's engine at addr, inside TLS with
+// FrontConfig.TLS (the handshake done, bounded by ctx).
+func (f *Front) dialLeader(ctx context.Context, addr string) (net.Conn, error) {
+	if f.cfg.TLS == nil {
+		var d net.Dialer
+		return d.DialContext(ctx, "tcp", addr)
+	}
+	return (&tls.Dialer{Config: f.cfg.TLS}).DialContext(ctx, "tcp", addr)
 }
 
 // Stop closes the client port and every connection, and waits for the

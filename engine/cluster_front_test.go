@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -231,4 +232,70 @@ func TestFrontMaxConns(t *testing.T) {
 	require.NoError(t, second.SetDeadline(time.Now().Add(20*time.Second)))
 	_, err = second.Read(make([]byte, 1))
 	assert.Error(t, err, "closed at once")
+}
+
+// TestFrontMovesFromHungLeader: a leader that reads and never answers (a
+// paused process: its sockets stay open) holds a carried connection until
+// Moved says the leader changed; then the commands in flight are answered
+// INTERNAL_ERROR and the connection goes on on the new leader. A wake-up
+// with the same leader moves nothing.
+func TestFrontMovesFromHungLeader(t *testing.T) {
+	hung, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	t.Cleanup(func() { hung.Close() })
+	var accepts, received atomic.Int64
+	go func() {
+		for {
+			c, err := hung.Accept()
+			if err != nil {
+				return
+			}
+			accepts.Add(1)
+			go func() {
+				defer c.Close()
+				buf := make([]byte, 1024)
+				for {
+					n, err := c.Read(buf)
+					received.Add(int64(n))
+					if err != nil {
+						return
+					}
+				}
+			}()
+			t.Cleanup(func() { c.Close() })
+		}
+	}()
+	second := startLeader(t)
+	var mu sync.Mutex
+	addr, gen, changed := hung.Addr().String(), uint64(1), make(chan struct{})
+	wake := func(newAddr string, newGen uint64) {
+		mu.Lock()
+		addr, gen = newAddr, newGen
+		close(changed)
+		changed = make(chan struct{})
+		mu.Unlock()
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	f := StartFront(FrontConfig{Listener: ln, Logger: zerolog.New(zerolog.NewTestWriter(t)),
+		Leader: func(context.Context) (string, uint64, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			return addr, gen, nil
+		},
+		Moved: func() <-chan struct{} {
+			mu.Lock()
+			defer mu.Unlock()
+			return changed
+		}})
+	t.Cleanup(func() { _ = f.Stop(context.Background()) })
+	c := enginetest.Dial(t, f.Addr().String())
+	const sent = "use a\r\nput 0 0 60 2\r\nhi\r\n"
+	c.Send(sent)
+	enginetest.Eventually(t, "the commands carried to the hung leader", func() bool { return received.Load() == int64(len(sent)) })
+	wake(hung.Addr().String(), 1) // spurious: the same generation
+	wake(second.Addr().String(), 2)
+	c.Expect("INTERNAL_ERROR\r\nINTERNAL_ERROR\r\n")
+	c.Do("list-tube-used\r\nput 0 0 60 2\r\nok\r\n", "USING default\r\nINSERTED 1\r\n")
+	assert.Equal(t, int64(1), accepts.Load(), "the spurious wake-up did not move the connection")
 }

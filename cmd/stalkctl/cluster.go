@@ -21,10 +21,12 @@ import (
 // stats-cluster document from -a. "add-voter" and "remove-server" change
 // the membership through the admin API of the leader (--admin URL or
 // $STALKD_ADMIN; a bearer token from --admin-token-file or
-// $STALKD_ADMIN_TOKEN). A follower answers 421 naming the leader; stalkctl
-// says so and exits 7.
+// $STALKD_ADMIN_TOKEN). A follower forwards a change to the leader; one that
+// knows no leader answers 421, and stalkctl says so and exits 7 - unless
+// --admin lists the node the 421 names (cluster_nodes.go).
 
-// exitNotLeader: a membership change was sent to a follower.
+// exitNotLeader: a membership change was refused by a node that does not
+// lead (421).
 const exitNotLeader = 7
 
 // errNotLeader is a 421 from the admin API.
@@ -112,7 +114,7 @@ func (h *adminClient) do(ctx context.Context, method, path string, in, out any) 
 			ae.leader, ae.leaderAt = e.Error.Leader, e.Error.LeaderAddr
 		}
 		if ae.status == http.StatusMisdirectedRequest {
-			ae.message += " (run it against the leader's --admin address)"
+			ae.message += " (run it against the leader's --admin address, or list every node's: --admin URL,URL,...)"
 		}
 		return ae
 	}
@@ -236,19 +238,18 @@ func runStatsCluster(_ context.Context, _ *app, c *client.Conn, inv *invocation)
 	return rawResult{r.Body}, nil
 }
 
-// runAdmin runs a command through the admin API.
+// runAdmin runs a command through the admin API of the --admin nodes
+// (cluster_nodes.go). What was gathered is printed even on an error.
 func (a *app) runAdmin(ctx context.Context, inv *invocation) error {
-	h, err := newAdminClient(a, inv)
-	if err != nil {
-		return err
+	res, err := a.runAdminNodes(ctx, inv)
+	if res != nil {
+		if inv.json {
+			if jerr := writeJSON(a.stdout, res.json()); jerr != nil {
+				return jerr
+			}
+		} else {
+			res.print(a.stdout)
+		}
 	}
-	res, err := inv.cmd.admin(ctx, a, h, inv)
-	if err != nil {
-		return err
-	}
-	if inv.json {
-		return writeJSON(a.stdout, res.json())
-	}
-	res.print(a.stdout)
-	return nil
+	return err
 }

@@ -28,6 +28,7 @@ type clusterFlags struct {
 	// Timeout is --raft-timeout: raft's heartbeat and election timeouts
 	// (the leader lease is half); 0 means raft.DefaultTiming's.
 	Timeout time.Duration
+	TLS     nodeTLSFlags // --raft-tls-* (clustertls.go)
 }
 
 const clusterUsage = ` --raft-id ID
@@ -66,6 +67,9 @@ func init() {
 // checkCluster validates the cluster flags once all are read.
 func (o *options) checkCluster() error {
 	c := o.cluster
+	if err := c.TLS.check(c.ID != ""); err != nil {
+		return err
+	}
 	if c.ID == "" {
 		if c.Addr != "" || c.Peers != "" || c.Timeout != 0 {
 			return usageError("--raft-addr, --raft-peers and --raft-timeout need --raft-id")
@@ -107,6 +111,13 @@ func runCluster(o options, root zerolog.Logger) error {
 	if err != nil {
 		return err
 	}
+	nodeTLS, err := o.cluster.TLS.load(log)
+	if err != nil {
+		return err
+	}
+	if nodeTLS != nil {
+		signal.Notify(sigs, syscall.SIGHUP)
+	}
 	lns, err := clusterListeners(o, tlsConfig)
 	if err != nil {
 		return &exitError{exitSocket, err}
@@ -132,11 +143,12 @@ func runCluster(o options, root zerolog.Logger) error {
 		o.admin.tokens = tokens
 	}
 	ls := &leaderServer{o: o, host: host, log: log, engineLog: componentLogger(root, "engine"), tokens: tokens,
-		maxConns: maxConns(o.net.maxConns, raiseFileLimit(log))}
+		maxConns: maxConns(o.net.maxConns, raiseFileLimit(log)), nodeTLS: nodeTLS}
 	node, err := raft.Open(raft.Config{
 		ID: o.cluster.ID, Addr: o.cluster.Addr, Peers: peers, Dir: o.journal.Dir,
 		OnLeader: ls.start, OnFollower: ls.stop,
 		Timing: raftTiming(o.cluster.Timeout),
+		TLS:    raftTLS(nodeTLS),
 		Logger: log,
 	})
 	if err != nil {
@@ -156,8 +168,10 @@ func runCluster(o options, root zerolog.Logger) error {
 				li, err := node.LeaderAddr(ctx)
 				return li.Addr, li.Term, err
 			},
+			Moved:      node.LeaderChanged,
 			MaxJobSize: maxJobSize(o.maxJob),
 			MaxConns:   ls.maxConns,
+			TLS:        frontTLS(nodeTLS),
 			Logger:     flog,
 		}))
 	}
@@ -196,6 +210,7 @@ func waitClusterSignal(sigs <-chan os.Signal, ls *leaderServer, certs *engine.Ce
 			if certs != nil {
 				reloadCerts(certs, log)
 			}
+			reloadNodeTLS(ls.nodeTLS, log)
 		default:
 			log.Info().Stringer("signal", sig).Msg("stopping")
 			return
@@ -242,6 +257,7 @@ type leaderServer struct {
 	q         *jobs.Queue
 	draining  bool
 	node      atomic.Pointer[raft.Node] // set once Open returns
+	nodeTLS   *engine.NodeTLS           // the node port's mutual TLS; nil: plain
 }
 
 // clusterInfo is stats-cluster's document: this node's view (a client of
@@ -278,7 +294,7 @@ func (ls *leaderServer) start(q *jobs.Queue) (string, error) {
 	ls.mu.Lock()
 	q.SetDraining(ls.draining)
 	ls.mu.Unlock()
-	srv, err := engine.Listen(context.Background(), engine.Config{
+	cfg := engine.Config{
 		Addr:         net.JoinHostPort(ls.host, "0"),
 		MaxJobSize:   maxJobSize(ls.o.maxJob),
 		Logger:       ls.engineLog,
@@ -286,7 +302,9 @@ func (ls *leaderServer) start(q *jobs.Queue) (string, error) {
 		IdleTimeout:  ls.o.net.idleTimeout, // the front closes a client whose carried connection the engine closed
 		AuthTokens:   ls.tokens,            // the front carries "auth" like any command
 		ClusterStats: ls.clusterInfo,
-	})
+	}
+	leaderTLS(&cfg, ls.nodeTLS)
+	srv, err := engine.Listen(context.Background(), cfg)
 	if err == nil {
 		err = srv.Serve(engine.Backend{Queue: q})
 	}

@@ -45,7 +45,7 @@ func (c clusterAdmin) AddVoter(id, addr string) error {
 	if n == nil {
 		return admin.ErrNotLeader
 	}
-	return adminErr(n.AddVoter(id, addr))
+	return adminErr(n.ForwardAddVoter(id, addr))
 }
 
 func (c clusterAdmin) RemoveServer(id string) error {
@@ -53,7 +53,7 @@ func (c clusterAdmin) RemoveServer(id string) error {
 	if n == nil {
 		return admin.ErrNotLeader
 	}
-	return adminErr(n.RemoveServer(id))
+	return adminErr(n.ForwardRemoveServer(id))
 }
 
 func adminErr(err error) error {

@@ -69,12 +69,14 @@ type clusterProc struct {
 	extra             []string       // more flags
 	peers             []*clusterProc // --raft-peers; nil: all of start's
 	noPeers           bool           // no --raft-peers: a node to be added
+	peerSpec          string         // --raft-peers as given (this node's view); "" builds it from peers
 	cmd               *exec.Cmd
 	addr              string // client address, after "listening" (the TLS one with -l none)
 	tlsAddr           string // with --tls
 	adminAddr         string // with --admin, once it started
 	mu                sync.Mutex
 	leadTerm          float64 // term of its latest "leading" line; 0 when not leading
+	snapshots         int     // snapshots installed from a leader, over every run
 	logs              []string
 }
 
@@ -212,7 +214,10 @@ func (p *clusterProc) start(t *testing.T, all []*clusterProc) {
 		peers = append(peers, o.id+"="+o.raftAddr)
 	}
 	args := []string{"-l", "127.0.0.1", "-p", "0", "-b", p.dir, "--raft-id", p.id, "--raft-addr", p.raftAddr}
-	if !p.noPeers {
+	switch {
+	case p.peerSpec != "":
+		args = append(args, "--raft-peers", p.peerSpec)
+	case !p.noPeers:
 		args = append(args, "--raft-peers", strings.Join(peers, ","))
 	}
 	cmd := exec.Command(os.Args[0], append(args, p.extra...)...)
@@ -258,6 +263,8 @@ func (p *clusterProc) start(t *testing.T, all []*clusterProc) {
 					p.leadTerm = line.Term
 				case line.Message == "no longer leading: queue discarded":
 					p.leadTerm = 0
+				case line.Message == "installed remote snapshot":
+					p.snapshots++
 				}
 				p.mu.Unlock()
 			}

@@ -98,6 +98,7 @@ type tracker struct {
 	deleted   map[uint64]bool   // acknowledged deletes
 	uncertain map[uint64]bool   // a delete was sent, no reply seen
 	maxID     uint64
+	dupes     int // ids acknowledged for two different puts
 }
 
 func newTracker() *tracker {
@@ -106,6 +107,9 @@ func newTracker() *tracker {
 
 func (tr *tracker) put(id uint64, body string) {
 	tr.mu.Lock()
+	if old, ok := tr.puts[id]; ok && old != body {
+		tr.dupes++
+	}
 	tr.puts[id], tr.maxID = body, max(tr.maxID, id)
 	tr.mu.Unlock()
 }
@@ -134,29 +138,40 @@ func (tr *tracker) verify(t *testing.T, addr string, round int) {
 	defer c.close()
 	tr.mu.Lock()
 	defer tr.mu.Unlock()
+	require.Zero(t, tr.dupes, "round %d: ids acknowledged for two different puts", round)
 	for id, body := range tr.puts {
 		if tr.deleted[id] || tr.uncertain[id] {
 			continue
 		}
-		line, got, err := c.do(fmt.Sprintf("peek %d\r\n", id))
-		require.NoError(t, err)
+		line, got := c.ask(t, fmt.Sprintf("peek %d\r\n", id))
 		require.Equal(t, "FOUND", strings.Fields(line)[0], "round %d: acknowledged put %d is lost", round, id)
 		require.Equal(t, body, string(got), "round %d: job %d", round, id)
 	}
 	for id := range tr.deleted {
-		line, _, err := c.do(fmt.Sprintf("peek %d\r\n", id))
-		require.NoError(t, err)
+		line, _ := c.ask(t, fmt.Sprintf("peek %d\r\n", id))
 		require.Equal(t, "NOT_FOUND", line, "round %d: acknowledged delete of %d came back", round, id)
 	}
-	line, _, err := c.do("put 0 0 60 5\r\nprobe\r\n")
-	require.NoError(t, err)
+	line, _ := c.ask(t, "put 0 0 60 5\r\nprobe\r\n")
 	id, err := strconv.ParseUint(strings.TrimPrefix(line, "INSERTED "), 10, 64)
 	require.NoError(t, err, line)
 	require.Greater(t, id, tr.maxID, "round %d: ids never repeat", round)
-	line, _, err = c.do(fmt.Sprintf("delete %d\r\n", id))
-	require.NoError(t, err)
+	line, _ = c.ask(t, fmt.Sprintf("delete %d\r\n", id))
 	require.Equal(t, "DELETED", line)
 	tr.deleted[id] = true
+}
+
+// ask sends req until its reply is not INTERNAL_ERROR (what a command in
+// flight gets when the leader changes, as it may on a loaded machine; the
+// connection is carried on to the next leader), for at most 20 s.
+func (b *beanstalkConn) ask(t *testing.T, req string) (string, []byte) {
+	for try := 0; ; try++ {
+		line, body, err := b.do(req)
+		require.NoError(t, err)
+		if line != "INTERNAL_ERROR" || try == 400 {
+			return line, body
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 func produce(addr string, tr *tracker, stop <-chan struct{}, name string) {

@@ -239,5 +239,5 @@ Options:
  -h       show this help
 `, prog, wal.DefaultSyncInterval.Milliseconds(), engine.DefaultPort,
 		engine.DefaultMaxJobSize, engine.MaxJobSizeLimit, wal.DefaultSegmentSize)
-	fmt.Fprint(w, longUsage+tlsUsage+authUsage+adminUsage+clusterUsage)
+	fmt.Fprint(w, longUsage+tlsUsage+authUsage+adminUsage+clusterUsage+nodeTLSUsage)
 }

@@ -16,12 +16,15 @@ import (
 // cluster, the queue while it leads, and membership changes. With
 // Options.Cluster set, the queue endpoints read Queue() per request and
 // answer 421 not_leader on a follower; /v1/cluster shows the Status, and
-// /v1/cluster/voters and /v1/cluster/servers/{id} change the membership
-// (on the leader; a follower answers 421 naming it).
+// /v1/cluster/voters and /v1/cluster/servers/{id} change the membership:
+// the daemon's Cluster carries a change out on the leader, forwarding it
+// there when asked of a follower, and the answer is this node's Status
+// once it shows the change. When the change cannot reach a leader (none is
+// known) the answer is 421 naming the leader the Status knows, if any.
 //
 // Every method must be safe for concurrent use. AddVoter and RemoveServer
 // block until the change is committed (or fails); they return an error
-// wrapping ErrNotLeader on a node that does not lead.
+// wrapping ErrNotLeader when no leader could take it.
 type Cluster interface {
 	Status() ClusterStatus
 	// Queue is the queue this node serves while it leads; nil otherwise.

@@ -17,6 +17,11 @@
 //     ExpectEOF, ExpectClosed. ReadReply, ParseReplies, Render and
 //     SplitReplies are the reply grammar for harnesses that record instead
 //     of failing.
+//   - Faults: FaultProxy stands on one TCP link (the process dials the
+//     proxy instead of its peer) and, per direction, passes, delays or
+//     drops the bytes, or cuts the link (closes its connections and
+//     refuses new ones) until Heal. cmd/stalkd's fault scenarios put one on
+//     every raft link of a three-node cluster.
 //   - The barrier: Settle(conn, pid) returns once the server has read every
 //     byte sent on conn and its event loop sleeps in epoll_wait, both read
 //     from the kernel: the replies those bytes cause are then in the

@@ -100,6 +100,11 @@ func (n *Node) LeaderAddr(ctx context.Context) (LeaderInfo, error) {
 	}
 }
 
+// LeaderChanged returns a channel closed the next time where the leader
+// serves clients may have changed (an announcement applied, this node's
+// term started or ended); ask again after each. Safe for concurrent use.
+func (n *Node) LeaderChanged() <-chan struct{} { return n.leaderSig.wait() }
+
 // signal wakes every goroutine waiting on it: wait returns a channel that
 // fire closes.
 type signal struct {

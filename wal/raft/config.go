@@ -71,6 +71,10 @@ type Config struct {
 	// required unless every store below is given.
 	Dir string
 
+	// TLS, if set, puts the transport on Addr inside mutual TLS (see
+	// NodeTLS); nil: plain TCP. Ignored with Transport.
+	TLS *NodeTLS
+
 	// Tests inject these; nil: on Dir, and a TCP transport on Addr.
 	Transport     hraft.Transport
 	LogStore      hraft.LogStore

@@ -51,9 +51,20 @@
 // only if no other peer answers a probe with the term of a cluster that
 // has elected a leader (bootstrap.go):
 // a wiped node restarted with its usual flags waits to be added instead of
-// founding a second cluster. Stats is the node's view: state,
+// founding a second cluster. ForwardAddVoter and ForwardRemoveServer
+// may be asked of any node: a follower sends the change to the leader
+// over its raft port (forward.go). Stats is the node's view: state,
 // leader, term, indexes, entries and records proposed (their ratio is the
 // group-commit factor) and the peers; the stats-cluster command shows it.
+//
+// # Node traffic inside mutual TLS
+//
+// With Config.TLS the transport on Addr is hashicorp/raft's
+// NetworkTransport over a StreamLayer of ours (tls.go) that accepts and
+// dials inside TLS: a peer without a certificate the cluster's CA signed
+// never reaches raft. The daemon builds both tls.Configs from
+// engine.NodeTLS (TLS 1.3, the chain verified against the CA, no name
+// check, reloaded on SIGHUP); README.md is the operator's guide.
 //
 // # Time is the leader's
 //

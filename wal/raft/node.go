@@ -24,6 +24,7 @@ type Node struct {
 	raft    *hraft.Raft
 	fsm     *fsm
 	closers []func() error
+	stream  *streamLayer // the raft port, unless Config.Transport was given
 	stop    chan struct{}
 	done    chan struct{}
 	looping bool // runLeadership started
@@ -87,6 +88,10 @@ func Open(c Config) (*Node, error) {
 		return nil, fmt.Errorf("raft: start: %w", err)
 	}
 	n.raft = r
+	if n.stream != nil {
+		h := n.serveForward
+		n.stream.forward.Store(&h)
+	}
 	if !hasState && len(cfg.Peers) > 0 {
 		if err := n.bootstrap(cfg.Peers); err != nil {
 			_ = n.Close()

@@ -2,7 +2,6 @@ package raft
 
 import (
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"time"
@@ -13,7 +12,8 @@ import (
 
 // openStores fills in the stores and transport Config did not inject:
 // raft-wal for the log and the stable store in DIR/raft/wal, the file
-// snapshot store in DIR/raft (snapshots/), and a TCP transport on Addr.
+// snapshot store in DIR/raft (snapshots/), and a TCP transport on Addr,
+// inside mutual TLS with Config.TLS (tls.go).
 func (n *Node) openStores() error {
 	c := &n.cfg
 	if c.LogStore == nil || c.StableStore == nil {
@@ -41,16 +41,15 @@ func (n *Node) openStores() error {
 		c.SnapshotStore = s
 	}
 	if c.Transport == nil {
-		addr, err := net.ResolveTCPAddr("tcp", c.Addr)
+		sl, err := newStreamLayer(c.Addr, c.TLS, n.log)
 		if err != nil {
-			return fmt.Errorf("raft: --raft-addr %q: %w", c.Addr, err)
+			return err
 		}
-		t, err := hraft.NewTCPTransportWithLogger(c.Addr, addr, 3, 10*time.Second, newHCLogger(n.log))
-		if err != nil {
-			return fmt.Errorf("raft: listen on %s: %w", c.Addr, err)
-		}
+		t := hraft.NewNetworkTransportWithConfig(&hraft.NetworkTransportConfig{
+			Stream: sl, MaxPool: 3, Timeout: 10 * time.Second, Logger: newHCLogger(n.log),
+		})
 		n.closers = append(n.closers, t.Close)
-		c.Transport = t
+		c.Transport, n.stream = t, sl
 	}
 	return nil
 }
