@@ -17,7 +17,7 @@
 // single node does) and every change becomes a record; the Journal numbers
 // the records, a batcher goroutine packs everything pending into one raft
 // entry (group commit: while earlier entries are in flight - at most
-// Config.MaxInflight - new records pile up for the next), and Committed
+// Config.MaxInflight, by default one - new records pile up for the next), and Committed
 // advances when raft reports the entry applied, which is after a majority
 // stored it. The edge acknowledges a change only then, exactly as with the
 // disk journal. Every node's FSM (the leader's too) applies each committed
