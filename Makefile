@@ -70,7 +70,7 @@ fuzz:
 
 # Go micro-benchmarks: codec, queue, timing wheel, with allocations.
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./codec ./jobs/... ./engine ./benchmarks/...
+	$(GO) test -run '^$$' -bench . -benchmem ./codec ./jobs/... ./engine/... ./benchmarks/...
 
 # The load generator, ours against the reference beanstalkd, side by side.
 compare: build

@@ -84,7 +84,7 @@ func (s *Server) acceptLoop(a *acceptor) {
 			continue
 		}
 		delay = min(max(2*delay, 5*time.Millisecond), maxAcceptBackoff)
-		s.acceptErrs.log(func() {
+		s.acceptErrs.Event(func() {
 			s.log.Warn().Err(err).Float64("retry_in_ms", float64(delay)/float64(time.Millisecond)).
 				Msg("accept failed")
 		})
@@ -103,8 +103,8 @@ func (s *Server) admitCount(c net.Conn) bool {
 	if s.cfg.MaxConns > 0 && n > int64(s.cfg.MaxConns) {
 		s.open.Add(-1)
 		_ = c.Close()
-		s.overCap.log(func() {
-			s.log.Warn().Int("max_connections", s.cfg.MaxConns).Int64("refused", s.overCap.take()).
+		s.overCap.Event(func() {
+			s.log.Warn().Int("max_connections", s.cfg.MaxConns).Int64("refused", s.overCap.Take()).
 				Msg("too many connections; closing new ones")
 		})
 		return false
@@ -121,10 +121,10 @@ func (s *Server) admit(c net.Conn) {
 	if _, err := s.cli.EnrollContext(c, nil); err != nil { // closes c
 		s.open.Add(-1)
 		if isOutOfFiles(err) {
-			s.noFiles.log(func() { s.logNoFiles(err) })
+			s.noFiles.Event(func() { s.logNoFiles(err) })
 			return
 		}
-		s.acceptErrs.log(func() {
+		s.acceptErrs.Event(func() {
 			s.log.Warn().Err(err).Msg("cannot serve an accepted connection; closed it")
 		})
 	}
@@ -153,8 +153,8 @@ func (s *Server) shed(a *acceptor, cause error) {
 		}
 	})
 	a.spare = openSpare()
-	s.noFiles.add(int64(n))
-	s.noFiles.log(func() { s.logNoFiles(cause) })
+	s.noFiles.Add(int64(n))
+	s.noFiles.Event(func() { s.logNoFiles(cause) })
 	if n == 0 {
 		// Not even the spare freed one (the limit is system-wide, or
 		// the spare is lost): wait for descriptors to come back rather
@@ -167,7 +167,7 @@ func (s *Server) shed(a *acceptor, cause error) {
 }
 
 func (s *Server) logNoFiles(err error) {
-	s.log.Warn().Err(err).Int64("open_connections", s.open.Load()).Int64("refused", s.noFiles.take()).
+	s.log.Warn().Err(err).Int64("open_connections", s.open.Load()).Int64("refused", s.noFiles.Take()).
 		Msg("out of file descriptors; closing new connections")
 }
 

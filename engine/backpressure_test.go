@@ -100,7 +100,7 @@ func TestHeldBudget(t *testing.T) {
 			}
 		}()
 	}
-	require.Eventually(t, func() bool { return s.overBudget.last.Load() != 0 }, ioTimeout, time.Millisecond,
+	require.Eventually(t, func() bool { return s.overBudget.Fired() }, ioTimeout, time.Millisecond,
 		"the budget closed someone")
 	normal.Do("list-tube-used\r\n", "USING default\r\n")
 	// Over the budget only between a connection's growth and its close:

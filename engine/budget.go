@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"github.com/stalkd/stalkd/engine/internal/memreturn"
+	"github.com/stalkd/stalkd/engine/internal/ratelog"
 	"sync/atomic"
 	"time"
 )
@@ -67,9 +69,9 @@ func (cn *conn) account() (overBudget bool) {
 	cn.heldBig = cn.heldBig || n >= bigRelease
 	total := cn.srv.held.Add(delta)
 	if delta > 0 && total > cn.srv.cfg.HeldBudget {
-		cn.srv.overBudget.log(func() {
+		cn.srv.overBudget.Event(func() {
 			cn.srv.log.Warn().Int64("held_bytes", total).Int64("budget_bytes", cn.srv.cfg.HeldBudget).
-				Int64("closed", cn.srv.overBudget.take()).
+				Int64("closed", cn.srv.overBudget.Take()).
 				Msg("closing connections that do not keep up: too much memory held for them")
 		})
 		return true
@@ -104,7 +106,7 @@ func (s *Server) releaseSoon() {
 
 func (s *Server) release() {
 	s.releaseWanted.Store(false)
-	giveBack() // memreturn.go: gnet's buffer pools, like recycled jobs, need two collections
+	memreturn.GiveBack() // gnet's buffer pools, like recycled jobs, need two collections
 	s.releases.Add(1)
 	s.after(releaseEvery, func() {
 		s.releasing.Store(false)
@@ -120,7 +122,7 @@ type heldState struct {
 	releasing     atomic.Bool  // a hand-back is scheduled or just happened
 	releaseWanted atomic.Bool  // a connection that held a lot closed since the last hand-back began
 	releases      atomic.Int64 // hand-backs done (for tests)
-	overBudget    rateLog
+	overBudget    ratelog.Log
 	// afterFunc runs f after d (time.AfterFunc when nil; tests drive it).
 	afterFunc func(d time.Duration, f func())
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/stalkd/stalkd/engine/enginetest"
+	"github.com/stalkd/stalkd/jobs/cluster"
 )
 
 // statsCluster sends stats-cluster to addr and returns the document.
@@ -20,7 +21,7 @@ func statsCluster(t *testing.T, addr string) string {
 
 // TestStatsClusterStandalone: a single node answers state standalone.
 func TestStatsClusterStandalone(t *testing.T) {
-	srv := startLeader(t)
+	srv := startServer(t)
 	assert.Equal(t, `---
 id: ""
 state: standalone
@@ -39,12 +40,12 @@ peers: []
 // TestStatsClusterMember: a cluster member's document, as the hook gives it.
 func TestStatsClusterMember(t *testing.T) {
 	var calls atomic.Int32
-	srv := startLeader(t, func(c *Config) {
-		c.ClusterStats = func() ClusterInfo {
+	srv := startServer(t, func(c *Config) {
+		c.ClusterStats = func() cluster.Status {
 			calls.Add(1)
-			return ClusterInfo{ID: "n1", State: "leader", Leader: "n1", LeaderAddr: "10.0.0.1:11310", Term: 3,
+			return cluster.Status{ID: "n1", State: "leader", Leader: "n1", LeaderAddr: "10.0.0.1:11310", Term: 3,
 				CommitIndex: 40, AppliedIndex: 39, LastSnapshotIndex: 16, EntriesProposed: 5, RecordsProposed: 120,
-				Peers: []ClusterPeer{{ID: "n1", Addr: "10.0.0.1:11310", Voter: true}, {ID: "n2", Addr: "10.0.0.2:11310"}}}
+				Servers: []cluster.Server{{ID: "n1", Addr: "10.0.0.1:11310", Suffrage: cluster.Voter}, {ID: "n2", Addr: "10.0.0.2:11310", Suffrage: cluster.Nonvoter}}}
 		}
 	})
 	assert.Equal(t, `---

@@ -3,6 +3,7 @@ package engine
 import (
 	"github.com/stalkd/stalkd/codec"
 	"github.com/stalkd/stalkd/jobs"
+	"github.com/stalkd/stalkd/jobs/cluster"
 )
 
 // The handlers of the commands about tubes, lists, statistics and the
@@ -67,7 +68,7 @@ func (cn *conn) pauseTube(cmd *codec.Command) {
 
 // statsCluster answers the node's view of its raft cluster, or standalone.
 func (cn *conn) statsCluster(*codec.Command) {
-	info := ClusterInfo{State: "standalone"}
+	info := cluster.Status{State: "standalone"}
 	if cn.srv.cfg.ClusterStats != nil {
 		info = cn.srv.cfg.ClusterStats()
 	}

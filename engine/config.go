@@ -3,13 +3,14 @@ package engine
 import (
 	"crypto/tls"
 	"errors"
-	"math"
 	"net"
 	"time"
 
 	"github.com/rs/zerolog"
 
+	"github.com/stalkd/stalkd/codec"
 	"github.com/stalkd/stalkd/jobs"
+	"github.com/stalkd/stalkd/jobs/cluster"
 )
 
 // Defaults used for the zero values of Config.
@@ -19,14 +20,12 @@ const (
 	// DefaultAddr listens on every interface, IPv4 and IPv6, on the
 	// protocol's port.
 	DefaultAddr = ":" + DefaultPort
-	// DefaultMaxJobSize is the reference's default -z.
-	DefaultMaxJobSize = 65535
-	// MaxJobSizeLimit is the largest -z the reference accepts (1 GiB).
-	MaxJobSizeLimit = 1 << 30
-	// MaxJobSizeZero asks for a maximum job size of 0 (only empty bodies,
-	// as "-z 0" does), which the zero value of Config.MaxJobSize cannot
-	// express.
-	MaxJobSizeZero = math.MaxUint32
+	// DefaultMaxJobSize, MaxJobSizeLimit and MaxJobSizeZero are codec's
+	// (which owns the setting's meaning, see codec.MaxJobSize), here for
+	// the programs that configure an engine.
+	DefaultMaxJobSize = codec.DefaultMaxJobSize
+	MaxJobSizeLimit   = codec.MaxJobSizeLimit
+	MaxJobSizeZero    = codec.MaxJobSizeZero
 	// DefaultSlowReaderLimit bounds the replies a connection may have queued
 	// (written but not yet read by the client) before its commands wait.
 	DefaultSlowReaderLimit = 1 << 20
@@ -120,9 +119,9 @@ type Config struct {
 	AuthTokens []string
 
 	// ClusterStats, if set, supplies the stats-cluster document of a
-	// cluster member (cluster_stats.go); nil answers "standalone". Called
+	// cluster member (stats_yaml.go formats it); nil answers "standalone". Called
 	// from event loops, concurrently: it must not wait.
-	ClusterStats func() ClusterInfo
+	ClusterStats func() cluster.Status
 
 	// Network limits (see also MaxConns), an inherited listener, TLS.
 
@@ -163,13 +162,8 @@ func (c Config) withDefaults() (Config, error) {
 	if c.Addr == "" {
 		c.Addr = DefaultAddr
 	}
-	switch c.MaxJobSize {
-	case 0:
-		c.MaxJobSize = DefaultMaxJobSize
-	case MaxJobSizeZero:
-		c.MaxJobSize = 0
-	}
-	if c.MaxJobSize > MaxJobSizeLimit {
+	var ok bool
+	if c.MaxJobSize, ok = codec.MaxJobSize(c.MaxJobSize); !ok {
 		return c, errors.New("engine: MaxJobSize above 1073741824")
 	}
 	if c.Version == "" {

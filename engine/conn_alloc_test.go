@@ -7,6 +7,7 @@ import (
 
 	"github.com/panjf2000/gnet/v2"
 	"github.com/rs/zerolog"
+	"github.com/stalkd/stalkd/engine/enginetest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -53,7 +54,7 @@ func TestServeAllocatesNothingPerCommand(t *testing.T) {
 	}
 	run()
 	require.Equal(t, "NOT_FOUND\r\nUSING default\r\n", string(mt.out))
-	if raceEnabled {
+	if enginetest.RaceEnabled {
 		t.Skip("the race detector allocates, and sync.Pool drops items under it")
 	}
 	assert.Zero(t, testing.AllocsPerRun(200, run))
@@ -91,7 +92,7 @@ func TestIdleConnHoldsNoDecoder(t *testing.T) {
 // and nothing else: no closure for the session's wake-up (issue 12's memory
 // per idle connection).
 func TestOpenConnAllocations(t *testing.T) {
-	if raceEnabled {
+	if enginetest.RaceEnabled {
 		t.Skip("the race detector allocates")
 	}
 	s := startServer(t, func(c *Config) { c.Logger = zerolog.Nop() })

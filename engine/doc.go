@@ -3,20 +3,97 @@
 // that knows gnet; the wire format lives in package codec and the queue in
 // package jobs.
 //
-// # Embedding in a Go program
+// # The rooms
 //
-// Open gives a program a queue of its own, in memory or persistent, used
-// in-process with blocking, context-aware calls and served on a port too if
-// wanted (see the examples):
+// engine is the protocol server's core: per-connection state, command
+// execution, the reply path, back-pressure, stats, and the two transports
+// that feed one connection logic (gnet event loops for plain sockets, a
+// goroutine per TLS connection). What is not that core lives in a room of
+// its own, each with a doc.go that says what it owns, what it may import
+// and its concurrency contract:
 //
-//	q, err := engine.Open(engine.Options{Dir: dir}) // Dir "": in memory
-//	if err != nil { ... }
-//	defer q.Close()
-//	id, err := q.Put(ctx, "emails", body, engine.PutOptions{}) // durable on return
-//	job, err := q.Reserve(ctx, "emails")                       // blocks; ctx ends it
-//	err = job.Delete(ctx)
-//	w, err := q.StartWorker(handle, engine.WorkerOptions{Tubes: []string{"emails"}, Concurrency: 8})
-//	srv, err := q.Serve(ctx, engine.Config{Addr: ":11300"}) // remote workers, any client
+//   - engine/embed: the embedding API, stalkd as a library (Open, Queue,
+//     Job, Worker). engine's own public face is the server (Start, Listen,
+//     Serve, Config); a program that wants a queue starts with embed.Open.
+//   - engine/front: a cluster member's client port, which carries every
+//     client to the leader's engine (the third connection runtime).
+//   - engine/admin: the HTTP admin listener (metrics, health, JSON API,
+//     dashboard); it reads the queue and never imports engine.
+//   - engine/tlscert: certificate files, reload, server TLS config.
+//   - engine/internal/commit, listen, memreturn, ratelog, token: pieces the
+//     rooms share (the commit waiter; binding; giving memory back;
+//     rate-limited warnings; auth tokens).
+//   - engine/enginetest (and inproc): the wire-test kit, imported by
+//     tests only; engine/difftest: the differential tests.
+//
+// TLS connections stay in engine (tls.go, transport.go) rather than a
+// subpackage: a TLS connection is served by the same unexported conn as a
+// plain one - its decoder, session, held replies, budget and registry -
+// behind the small transport seam, and splitting it out would export
+// the conn's internals or give TLS a second copy of them.
+//
+// # The arrows
+//
+// Who may import whom, the table cmd/stalkd/arch_table_test.go declares
+// and TestArchitectureArrows enforces (every package, tests included; a
+// package missing from the table fails it). "code" is what a package's
+// non-test files may import, "tests" what its tests may import besides;
+// the standard library is free except in codec and jobs (no network, disk
+// or system):
+//
+//	package                      code                                           tests also
+//	codec                        -                                              testify, yaml.v3
+//	jobs                         jobs/internal/{wheel,cron}                     jobs/jobsmodel, testify
+//	jobs/internal/wheel          -                                              testify
+//	jobs/internal/cron           -                                              -
+//	jobs/jobsmodel               jobs                                           -
+//	jobs/cluster                 - (a std-only leaf: Status, ErrNotLeader)      -
+//	wal                          jobs, wal/internal/fields, tidwall/wal,        testify
+//	                             zerolog
+//	wal/internal/fields          jobs                                           testify
+//	wal/raft                     jobs, jobs/cluster, wal/internal/fields,       engine/enginetest,
+//	                             hashicorp/raft, go-hclog, raft-wal, zerolog    engine/tlscert, testify
+//	engine                       codec, jobs, jobs/cluster, engine/tlscert,     engine/enginetest,
+//	                             engine/internal/{commit,listen,memreturn,      engine/enginetest/inproc,
+//	                             ratelog,token}, gnet, x/sys, zerolog           go-beanstalk, testify, yaml.v3
+//	engine/front                 codec, engine/tlscert, zerolog                 engine, engine/enginetest,
+//	                                                                            go-beanstalk, testify
+//	engine/embed                 codec, jobs, wal, engine, zerolog,             engine/enginetest,
+//	                             engine/internal/{commit,memreturn}             go-beanstalk, testify
+//	engine/admin                 codec, jobs, jobs/cluster,                     engine, engine/enginetest,
+//	                             engine/internal/{commit,token},                go-beanstalk, chromedp,
+//	                             prometheus/client_golang, zerolog              prometheus model/common, testify
+//	engine/tlscert               -                                              engine/enginetest, testify
+//	engine/internal/commit       jobs                                           testify
+//	engine/internal/listen       -                                              -
+//	engine/internal/memreturn    jobs                                           testify
+//	engine/internal/ratelog      -                                              testify
+//	engine/internal/token        -                                              testify
+//	engine/enginetest            codec, jobs, testify, x/sys, zerolog           -
+//	engine/enginetest/inproc     engine, engine/enginetest, testify, zerolog    -
+//	engine/difftest              -                                              codec, engine, engine/enginetest,
+//	                                                                            .../inproc, testify, zerolog
+//	cmd/stalkd                   engine, engine/admin, engine/embed,            codec, engine/enginetest,
+//	                             engine/front, engine/tlscert, jobs,            go-beanstalk, testify
+//	                             jobs/cluster, wal, wal/raft, x/sys, yaml.v3,
+//	                             zerolog
+//	cmd/stalkctl                 cmd/stalkctl/internal/client, jobs/cluster,    engine, engine/admin,
+//	                             x/sys, yaml.v3                                 engine/enginetest(/inproc),
+//	                                                                            jobs, go-beanstalk, testify,
+//	                                                                            zerolog
+//	cmd/stalkctl/internal/client codec                                          -
+//	cmd/examples/gateway         engine, engine/embed, zerolog                  testify
+//	benchmarks/loadgen           -                                              testify
+//	benchmarks/cmd/stalkd-bench  benchmarks/loadgen                             testify
+//	fuzz                         -                                              codec, jobs, jobs/jobsmodel,
+//	                                                                            wal, wal/raft, testify
+//
+// Read downwards: the programs (cmd/...) sit on the rooms, the rooms on
+// codec and jobs, wal and wal/raft beside them on jobs only. No arrow
+// leaves codec or jobs; none points from wal into engine or codec, from
+// engine/admin or engine/front into engine (their tests excepted), or from
+// stalkctl into the server. (wal/raft's tests borrow the wire-test kit and
+// the node-TLS helpers; its code imports neither.)
 //
 // # Serving
 //
@@ -51,7 +128,7 @@
 // # TLS
 //
 // Config.TLSAddr adds a listener that speaks the protocol inside TLS
-// (crypto/tls; gnet has none). Its connections run the same protocol code
+// (crypto/tls; gnet has none; certificates from package engine/tlscert). Its connections run the same protocol code
 // as plain ones - one conn, one reply path - behind a small transport seam
 // (transport.go): each TLS connection has an owner goroutine in place of an
 // event loop, and reader and writer goroutines around the tls.Conn. The

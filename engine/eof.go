@@ -4,7 +4,6 @@ import (
 	"errors"
 	"io"
 	"os"
-	"sync"
 	"time"
 )
 
@@ -79,7 +78,7 @@ func (s *Server) finish(f *os.File, h heldReplies) {
 	for {
 		// Take the signal before looking, so that a commit in between
 		// is not missed.
-		commit := s.commits.wait()
+		commit := s.commits.Wait()
 		out = h.release(out[:0], s.queue)
 		if len(out) > 0 {
 			if _, err := f.Write(out); err != nil {
@@ -101,33 +100,5 @@ func (s *Server) finish(f *os.File, h heldReplies) {
 // holding replies, and the finishers of closed ones.
 func (s *Server) committed() {
 	s.reg.wakeHolding()
-	s.commits.signal()
-}
-
-// broadcast wakes every goroutine waiting on it, each time it is signalled.
-// The zero value is ready to use; it is safe for concurrent use.
-type broadcast struct {
-	mu sync.Mutex
-	ch chan struct{}
-}
-
-// wait returns a channel closed by the next signal.
-func (b *broadcast) wait() <-chan struct{} {
-	b.mu.Lock()
-	if b.ch == nil {
-		b.ch = make(chan struct{})
-	}
-	ch := b.ch
-	b.mu.Unlock()
-	return ch
-}
-
-// signal wakes everyone waiting since the last signal.
-func (b *broadcast) signal() {
-	b.mu.Lock()
-	if b.ch != nil {
-		close(b.ch)
-		b.ch = nil
-	}
-	b.mu.Unlock()
+	s.commits.Signal()
 }

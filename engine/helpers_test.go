@@ -16,9 +16,7 @@ import (
 const ioTimeout = enginetest.Timeout
 
 // testLogger logs to the test's output.
-func testLogger(t testing.TB) zerolog.Logger {
-	return zerolog.New(zerolog.NewTestWriter(t)).Level(zerolog.DebugLevel).With().Timestamp().Logger()
-}
+func testLogger(t testing.TB) zerolog.Logger { return enginetest.Logger(t) }
 
 // startServer starts an in-process server on 127.0.0.1:0, serving a fresh
 // queue, and stops it when the test ends. mutate may adjust the Config first.

@@ -12,6 +12,10 @@ import (
 	"github.com/panjf2000/gnet/v2"
 	"github.com/rs/zerolog"
 
+	"github.com/stalkd/stalkd/engine/internal/commit"
+	"github.com/stalkd/stalkd/engine/internal/listen"
+	"github.com/stalkd/stalkd/engine/internal/memreturn"
+	"github.com/stalkd/stalkd/engine/internal/ratelog"
 	"github.com/stalkd/stalkd/engine/internal/token"
 	"github.com/stalkd/stalkd/jobs"
 )
@@ -24,13 +28,13 @@ type Server struct {
 	tokens  token.Set // Config.AuthTokens, hashed
 	log     zerolog.Logger
 	verbose int
-	spec    listenSpec
+	spec    listen.Spec
 
 	// Set once before serving starts; read-only afterwards.
 	queue   *jobs.Queue
 	binlog  func() BinlogStats
 	proc    procInfo
-	commits broadcast // closed and renewed on every journal commit
+	commits commit.Broadcast // closed and renewed on every journal commit
 
 	plain *acceptor    // the plain listener, bound by Listen; nil with NoPlainListener
 	tls   *tlsServer   // the TLS listener and its connections; nil without TLSAddr
@@ -52,8 +56,8 @@ type Server struct {
 	finishers  sync.WaitGroup
 	servedFlag atomic.Bool
 
-	overCap, noFiles, acceptErrs rateLog // warnings, at most one a second each
-	heldState                            // memory held for slow clients (budget.go)
+	overCap, noFiles, acceptErrs ratelog.Log // warnings, at most one a second each
+	heldState                                // memory held for slow clients (budget.go)
 
 	now    func() int64 // the idle clock (ns); tests replace it before Serve
 	timers              // the nudger's and the idle sweeper's (nudge.go)
@@ -83,9 +87,9 @@ func Listen(ctx context.Context, cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	var spec listenSpec
+	var spec listen.Spec
 	if cfg.Listener == nil && cfg.Addr != NoPlainListener {
-		if spec, err = parseAddr(cfg.Addr); err != nil {
+		if spec, err = listen.Parse(cfg.Addr); err != nil {
 			return nil, err
 		}
 	}
@@ -110,11 +114,11 @@ func Listen(ctx context.Context, cfg Config) (*Server, error) {
 
 // bind opens the plain listener (or takes Config.Listener) and the TLS
 // one.
-func (s *Server) bind(ctx context.Context, spec listenSpec) error {
+func (s *Server) bind(ctx context.Context, spec listen.Spec) error {
 	ln := s.cfg.Listener
 	if ln == nil && s.cfg.Addr != NoPlainListener {
 		var err error
-		if ln, err = listen(ctx, spec, s.cfg.KeepAlive); err != nil {
+		if ln, err = listen.Listen(ctx, spec, s.cfg.KeepAlive); err != nil {
 			return err
 		}
 	}
@@ -194,7 +198,7 @@ func (s *Server) Serve(b Backend) error {
 			go s.acceptLoop(s.tls.acc)
 		}
 		go s.nudge()
-		watchMemory(s.queue, s.stopCh)
+		memreturn.Watch(s.queue, s.stopCh)
 		if s.cfg.IdleTimeout > 0 {
 			go s.sweepIdle()
 		}

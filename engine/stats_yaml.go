@@ -8,6 +8,7 @@ import (
 
 	"github.com/stalkd/stalkd/codec"
 	"github.com/stalkd/stalkd/jobs"
+	"github.com/stalkd/stalkd/jobs/cluster"
 )
 
 // The YAML documents of stats, stats-tube and stats-job, byte for byte as
@@ -178,4 +179,32 @@ func appendJobStats(dst []byte, j *jobs.JobStats) []byte {
 	dst = kvUint(dst, "releases", uint64(j.Releases))
 	dst = kvUint(dst, "buries", uint64(j.Buries))
 	return kvUint(dst, "kicks", uint64(j.Kicks))
+}
+
+// appendClusterStats appends the stats-cluster YAML document to dst. The
+// configuration's servers are listed as "peers", each with "voter: bool"
+// (the document's names since it first shipped; the admin API's JSON says
+// servers and suffrage).
+func appendClusterStats(dst []byte, c *cluster.Status) []byte {
+	dst = append(dst, yamlHeader...)
+	dst = kvYAML(dst, "id", c.ID)
+	dst = kvYAML(dst, "state", c.State)
+	dst = kvYAML(dst, "leader", c.Leader)
+	dst = kvYAML(dst, "leader-addr", c.LeaderAddr)
+	dst = kvUint(dst, "term", c.Term)
+	dst = kvUint(dst, "commit-index", c.CommitIndex)
+	dst = kvUint(dst, "applied-index", c.AppliedIndex)
+	dst = kvUint(dst, "last-snapshot-index", c.LastSnapshotIndex)
+	dst = kvUint(dst, "entries-proposed", c.EntriesProposed)
+	dst = kvUint(dst, "records-proposed", c.RecordsProposed)
+	if len(c.Servers) == 0 {
+		return append(dst, "peers: []\n"...)
+	}
+	dst = append(dst, "peers:\n"...)
+	for _, p := range c.Servers {
+		dst = kvYAML(append(dst, "- "...), "id", p.ID)
+		dst = kvYAML(append(dst, "  "...), "addr", p.Addr)
+		dst = kvBool(append(dst, "  "...), "voter", p.Voter())
+	}
+	return dst
 }

@@ -23,6 +23,7 @@ var errorWords = [...]struct {
 	{jobs.ErrTimedOut, codec.TimedOut},
 	{jobs.ErrDeadlineSoon, codec.DeadlineSoon},
 	{jobs.ErrDraining, codec.Draining},
+	{jobs.ErrQueueFull, codec.QueueFull}, // only a tube whose policy has max_ready
 	{jobs.ErrNoSpace, codec.OutOfMemory},
 	{jobs.ErrJournal, codec.InternalError},
 }

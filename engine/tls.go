@@ -11,6 +11,9 @@ import (
 	"time"
 
 	"github.com/panjf2000/gnet/v2"
+	"github.com/stalkd/stalkd/engine/internal/listen"
+	"github.com/stalkd/stalkd/engine/internal/ratelog"
+	"github.com/stalkd/stalkd/engine/tlscert"
 )
 
 // TLS connections. gnet has no TLS, so a TLS connection is served on
@@ -22,8 +25,6 @@ import (
 // TLS client that does not keep up is held back by TCP itself.
 
 const (
-	// tlsHandshakeTimeout bounds a client's TLS handshake.
-	tlsHandshakeTimeout = 10 * time.Second
 	// tlsReadAhead is how much received input a TLS connection buffers
 	// before its reader waits for the protocol logic to consume some.
 	tlsReadAhead = 256 << 10
@@ -38,7 +39,7 @@ const (
 type tlsServer struct {
 	acc   *acceptor
 	cfg   *tls.Config
-	fails rateLog // handshake failures, logged at most once a second
+	fails ratelog.Log // handshake failures, logged at most once a second
 
 	mu    sync.Mutex
 	conns map[*tlsConn]struct{}
@@ -50,11 +51,11 @@ func (s *Server) listenTLS(ctx context.Context) (*tlsServer, error) {
 	if s.cfg.TLSConfig == nil {
 		return nil, errors.New("engine: TLSAddr needs a TLSConfig")
 	}
-	spec, err := parseAddr(s.cfg.TLSAddr)
+	spec, err := listen.Parse(s.cfg.TLSAddr)
 	if err != nil {
 		return nil, err
 	}
-	ln, err := listen(ctx, spec, s.cfg.KeepAlive)
+	ln, err := listen.Listen(ctx, spec, s.cfg.KeepAlive)
 	if err != nil {
 		return nil, err
 	}
@@ -144,7 +145,7 @@ func (t *tlsConn) run() {
 		s.open.Add(-1)
 		s.tls.wg.Done()
 	}()
-	ctx, cancel := context.WithTimeout(context.Background(), tlsHandshakeTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), tlscert.HandshakeTimeout)
 	go func() { // Stop cuts a handshake short
 		select {
 		case <-t.quit:
@@ -156,9 +157,9 @@ func (t *tlsConn) run() {
 	cancel()
 	if err != nil || s.stopping.Load() {
 		if err != nil {
-			s.tls.fails.log(func() {
+			s.tls.fails.Event(func() {
 				s.log.Warn().Str("component", "tls").Err(err).Stringer("remote_addr", t.raw.RemoteAddr()).
-					Int64("failures", s.tls.fails.take()).Msg("tls handshake failed")
+					Int64("failures", s.tls.fails.Take()).Msg("tls handshake failed")
 			})
 		}
 		_ = t.raw.Close()

@@ -24,6 +24,7 @@ import (
 
 	"github.com/stalkd/stalkd/codec"
 	"github.com/stalkd/stalkd/engine/enginetest"
+	"github.com/stalkd/stalkd/engine/tlscert"
 )
 
 // testCA is a certificate authority made for a test.
@@ -82,7 +83,7 @@ func (ca *testCA) issue(t *testing.T, name string, server bool) (tls.Certificate
 // tlsSetup is a CA, a server certificate in files, and a TLS server.
 type tlsSetup struct {
 	ca       *testCA
-	certs    *CertFiles
+	certs    *tlscert.CertFiles
 	certFile string
 	keyFile  string
 	srv      *Server
@@ -93,14 +94,14 @@ func startTLS(t *testing.T, mutual bool, plain bool, mutate ...func(*Config)) *t
 	ts := &tlsSetup{ca: newCA(t, "test CA"), certFile: filepath.Join(dir, "cert.pem"), keyFile: filepath.Join(dir, "key.pem")}
 	ts.writePair(t, "server one")
 	var err error
-	ts.certs, err = LoadCertFiles(ts.certFile, ts.keyFile)
+	ts.certs, err = tlscert.LoadCertFiles(ts.certFile, ts.keyFile)
 	require.NoError(t, err)
 	caFile := ""
 	if mutual {
 		caFile = filepath.Join(dir, "ca.pem")
 		require.NoError(t, os.WriteFile(caFile, ts.ca.pem, 0o600))
 	}
-	cfg, err := ServerTLSConfig(ts.certs, caFile)
+	cfg, err := tlscert.ServerTLSConfig(ts.certs, caFile)
 	require.NoError(t, err)
 	ts.srv = startServer(t, func(c *Config) {
 		c.TLSAddr, c.TLSConfig = "127.0.0.1:0", cfg

@@ -21,6 +21,12 @@ func raftRecords() []jobs.Record {
 		{Kind: jobs.RecDelete, ID: 12345},
 		{Kind: jobs.RecClear, IDs: []uint64{3, 4, 9, 1 << 50, 2}},
 		{Kind: jobs.RecPause, Tube: "emails", Delay: time.Minute, Deadline: 1_700_000_060_000_000_000},
+		{Kind: jobs.RecPolicy, Tube: "emails", Policy: &jobs.PolicyRecord{Policy: jobs.Policy{MaxReserves: 3, DeadLetter: "dead", MaxReady: 9,
+			ReserveRate: 1.5, Schedule: []jobs.Schedule{{Cron: "*/5 * * * *", Body: "x", Priority: 1, TTR: 2}}},
+			Fired: []int64{1_700_000_000_000_000_000}}},
+		{Kind: jobs.RecPolicy, Tube: "gone"},
+		{Kind: jobs.RecPut, ID: 5, Tube: "emails", State: jobs.Ready, TTR: time.Second, Body: []byte("x"),
+			Sched: 1, SchedAt: 1_700_000_300_000_000_000},
 	}
 }
 
@@ -59,6 +65,13 @@ func FuzzRaftEntry(f *testing.F) {
 			case jobs.RecPause:
 				require.NotEmpty(t, r.Tube)
 				require.Positive(t, r.Delay)
+			case jobs.RecPolicy:
+				require.Zero(t, r.ID, "a policy carries no job")
+				require.NotEmpty(t, r.Tube)
+				if r.Policy != nil {
+					require.NoError(t, r.Policy.Validate())
+					require.Len(t, r.Policy.Fired, len(r.Policy.Schedule))
+				}
 			case jobs.RecPut:
 				require.NotZero(t, r.ID)
 				require.NotEmpty(t, r.Tube)
@@ -82,17 +95,22 @@ func FuzzRaftEntry(f *testing.F) {
 //
 //	go test ./fuzz -run=^$ -fuzz=FuzzRaftSnapshot -fuzztime=2m
 func FuzzRaftSnapshot(f *testing.F) {
-	var puts, pauses []jobs.Record
+	var puts, pauses, policies []jobs.Record
 	for _, r := range raftRecords() {
 		switch r.Kind {
 		case jobs.RecPut:
 			puts = append(puts, r)
 		case jobs.RecPause:
 			pauses = append(pauses, r)
+		case jobs.RecPolicy:
+			if r.Policy != nil {
+				policies = append(policies, r)
+			}
 		}
 	}
 	f.Add(raft.EncodeSnapshot(raft.Snapshot{MaxID: 1 << 41, Jobs: puts, Pauses: pauses,
 		Announced: map[string]raft.Announcement{"n1": {Term: 2, Addr: "h:1"}}}))
+	f.Add(raft.EncodeSnapshot(raft.Snapshot{MaxID: 1 << 41, Jobs: puts, Policies: policies}))
 	f.Add(raft.EncodeSnapshot(raft.Snapshot{}))
 	f.Add([]byte("stalkd-snap-1\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -112,6 +130,7 @@ func FuzzRaftSnapshot(f *testing.F) {
 		require.Equal(t, s.MaxID, again.MaxID)
 		require.Equal(t, s.Jobs, again.Jobs)
 		require.Equal(t, s.Announced, again.Announced)
+		require.Equal(t, s.Policies, again.Policies)
 		// Restoring drops a pause that had ended before another began, and
 		// which one that is depends on the order the pauses are read in (a
 		// node writes them in map order): only such pauses may go.

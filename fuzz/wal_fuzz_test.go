@@ -28,6 +28,12 @@ func FuzzWALRecord(f *testing.F) {
 		{Kind: jobs.RecUpdate, ID: 9, State: jobs.Buried, Pri: 7, Buries: 3, Kicks: 1},
 		{Kind: jobs.RecDelete, ID: 12345},
 		{Kind: jobs.RecClear, IDs: []uint64{3, 4, 9, 1 << 50, 2}},
+		{Kind: jobs.RecPolicy, Tube: "emails", Policy: &jobs.PolicyRecord{Policy: jobs.Policy{MaxReserves: 3, DeadLetter: "dead", MaxReady: 9,
+			ReserveRate: 1.5, Schedule: []jobs.Schedule{{Cron: "@every 1m", Body: "x", Priority: 1, TTR: 2}}},
+			Fired: []int64{-1}}},
+		{Kind: jobs.RecPolicy, Tube: "gone"},
+		{Kind: jobs.RecPut, ID: 5, Tube: "emails", State: jobs.Ready, TTR: time.Second, Body: []byte("x"),
+			Sched: 2, SchedAt: 1_700_000_300_000_000_000},
 	} {
 		f.Add(wal.AppendRecord(nil, &r))
 	}
@@ -38,11 +44,18 @@ func FuzzWALRecord(f *testing.F) {
 		if err != nil {
 			return
 		}
-		require.Contains(t, []jobs.RecordKind{jobs.RecPut, jobs.RecUpdate, jobs.RecDelete, jobs.RecClear}, rec.Kind)
-		if rec.Kind == jobs.RecClear {
+		require.Contains(t, []jobs.RecordKind{jobs.RecPut, jobs.RecUpdate, jobs.RecDelete, jobs.RecClear, jobs.RecPolicy}, rec.Kind)
+		switch {
+		case rec.Kind == jobs.RecPolicy:
+			require.Zero(t, rec.ID, "a policy carries no job")
+			require.NotEmpty(t, rec.Tube)
+			if rec.Policy != nil {
+				require.NoError(t, rec.Policy.Validate())
+			}
+		case rec.Kind == jobs.RecClear:
 			require.Zero(t, rec.ID, "a clear carries only IDs")
 			require.NotContains(t, rec.IDs, uint64(0))
-		} else {
+		default:
 			require.NotZero(t, rec.ID)
 		}
 		if rec.Kind == jobs.RecPut {

@@ -42,14 +42,21 @@
 // Queue methods are safe for concurrent use; a Session's methods are called
 // by its owner only, one at a time. The locks, in the order they nest:
 //
-//  1. tube.mu - one per tube. Only Reserve holds several, always in
-//     ascending tube serial (creation) order.
+//  0. policies.setMu - taken first and alone by the policy changes
+//     (SetPolicy, RemovePolicy, RestorePolicy, RewritePolicies) and by a
+//     schedule firing; they then take tube locks. Wake functions never run
+//     under it.
+//  1. tube.mu - one per tube. Reserve holds several, and a job moving to
+//     its dead-letter tube holds two, always in ascending tube serial
+//     (creation) order.
 //  2. Session.mu - under a tube lock: the session's reserved list and its
 //     pending reserve outcome (in its wait state, allocated by the owner on
 //     the first wait before the session is published as waiting, so every
 //     goroutine that wins a wait finds it).
 //  3. Leaves, never held while taking another lock: the id index shards,
-//     the timer shards, the tube registry, and the journal's own lock
+//     the timer shards, the tube registry (which reads the policy map,
+//     policies.mu, the innermost leaf, when it creates a tube), and the
+//     journal's own lock
 //     (Journal.Append runs under a tube lock, so a journal must never call
 //     into the queue while holding a lock Append needs).
 //
@@ -58,6 +65,15 @@
 // only a hint: it is used to find the tube, and the job is read only once
 // the index, consulted again under the tube lock, still maps its id to it
 // (lockJob, stillLive).
+//
+// # Tube policies
+//
+// A Policy (policy.go; POLICIES.md has the fine print) is kept by tube name
+// and applied to the tube whenever it exists: max_reserves buries or
+// dead-letters a spent job (deadletter.go), max_ready refuses puts with
+// ErrQueueFull, reserve_rate holds a tube back like a pause (ratelimit.go)
+// and schedules put recurring jobs from timers in the wheel (schedule.go,
+// internal/cron). A tube without a policy pays a nil check.
 //
 // Callbacks (a session's wake function) never run under a queue lock: the
 // waits won under a tube lock are collected and finished after it is

@@ -31,3 +31,8 @@ var (
 	// ErrJournal: the journal failed; the change was not made durable.
 	ErrJournal = errors.New("jobs: journal failure")
 )
+
+// ErrQueueFull: a put into a tube whose policy's max_ready is reached
+// (ready plus delayed jobs); nothing is stored. The protocol answers
+// QUEUE_FULL, a word only a tube with such a policy ever sends.
+var ErrQueueFull = errors.New("jobs: queue full")

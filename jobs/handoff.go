@@ -12,7 +12,8 @@ func (q *Queue) makeReady(t *tube, j *job, now int64, st int, w *wakeups) {
 	if j.ext != nil {
 		j.ext.reserver = nil
 	}
-	if !t.paused(now) && q.handOff(t, j, now, st, w) {
+	if !t.held(now) && q.handOff(t, j, now, st, w) {
+		t.spend()
 		return
 	}
 	t.ready.push(j)
@@ -21,6 +22,9 @@ func (q *Queue) makeReady(t *tube, j *job, now int64, st int, w *wakeups) {
 		q.stats.add(st, cUrgent, 1)
 	}
 	q.stats.add(st, cReady, 1)
+	if t.pol != nil {
+		q.armForToken(t, now)
+	}
 }
 
 // unready accounts for j having been popped or removed from t's ready heap.

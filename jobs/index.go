@@ -215,3 +215,18 @@ func (x *index) len() int {
 	}
 	return n
 }
+
+// swap makes id map to nj where it mapped to j (a job moving tube keeps
+// its id but is a new job: see deadletter.go).
+func (x *index) swap(j, nj *job) {
+	s := x.shard(j.id)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	mask := len(s.slots) - 1
+	for i := s.home(j.id); s.slots[i] != nil; i = (i + 1) & mask {
+		if s.slots[i] == j {
+			s.slots[i] = nj
+			return
+		}
+	}
+}

@@ -19,6 +19,13 @@ const (
 	RecClear
 )
 
+// RecPolicy sets the policy of tube Tube to Policy (a PolicyRecord: the
+// policy and its schedules' progress), or removes the tube's policy when
+// Policy is nil. No other field is meaningful. A journal
+// keeps the latest one per tube; compaction writes them again with
+// Queue.RewritePolicies.
+const RecPolicy RecordKind = 0x50
+
 // Record is one durable change. Records of one job reach the journal in the
 // order the changes were made (they are appended under the job's tube lock).
 type Record struct {
@@ -33,6 +40,13 @@ type Record struct {
 	// delayed job becomes ready (Clock time, ns); zero for other states.
 	Created, Deadline                           int64
 	Reserves, Timeouts, Releases, Buries, Kicks uint32
+	// Sched, in a RecPut, is nonzero for a job a policy's schedule put:
+	// schedule number Sched-1 of tube Tube fired at SchedAt (Clock ns).
+	// The mark travels in the put itself, so that a restart or failover
+	// neither loses nor repeats that time. (Sched sits where the counters
+	// leave padding: the Record, kept per job by a cluster's state, grows
+	// only by SchedAt and the Policy pointer.)
+	Sched uint32
 	// Body is the job data (RecPut only), without framing. It is shared
 	// with the queue and never modified: the journal may keep a reference
 	// until it has written it, but must not change it.
@@ -40,6 +54,19 @@ type Record struct {
 	// IDs lists the jobs a RecClear removes (RecClear only). Like Body it is
 	// kept, not copied, until written, and must not be modified afterwards.
 	IDs []uint64
+	// SchedAt is the time a scheduled put stands for (see Sched).
+	SchedAt int64
+	// Policy is what a RecPolicy sets (nil: the tube's policy is removed).
+	// Shared and read-only, like Body.
+	Policy *PolicyRecord
+}
+
+// PolicyRecord is a policy as the journal holds it: the Policy and the
+// last fire time of each of its schedules (Clock ns, one per schedule; a
+// time before the first fire is when the policy was set).
+type PolicyRecord struct {
+	Policy
+	Fired []int64
 }
 
 // IDSource is implemented by a journal that hands out job ids itself, so

@@ -38,6 +38,12 @@ func (s *Session) Put(r PutRequest) (id, seq uint64, err error) {
 	}
 	var w wakeups
 	t.mu.Lock()
+	if t.pol != nil && t.full() {
+		t.refusedFull++
+		t.mu.Unlock()
+		recycle(j)
+		return id, 0, ErrQueueFull
+	}
 	if seq, err = q.logJob(j, RecPut); err != nil {
 		t.mu.Unlock()
 		return id, 0, err
@@ -111,6 +117,13 @@ func (s *Session) Release(id uint64, pri uint32, delay time.Duration) (uint64, e
 		return 0, ErrNotFound
 	}
 	now := q.clock.Now()
+	if t.pol != nil && t.exhausted(j) {
+		seq, retry, err := q.retire(t, j, s, false, now, s.stripe())
+		if retry {
+			return s.Release(id, pri, delay)
+		}
+		return seq, err
+	}
 	rec := j.record(RecUpdate)
 	rec.Pri, rec.Delay, rec.Releases = pri, delay, j.ext.releases+1
 	rec.State, rec.Deadline = Ready, 0

@@ -32,6 +32,7 @@ type Queue struct {
 	draining atomic.Bool
 
 	tubes   registry
+	pols    policies
 	jobs    index
 	stats   counters
 	timers  timers
@@ -50,6 +51,8 @@ func New(cfg Config) *Queue {
 	q.ids, _ = cfg.Journal.(IDSource)
 	q.nextID.Store(1)
 	q.tubes.byName = make(map[string]*tube)
+	q.pols.byName = make(map[string]*policyEntry)
+	q.tubes.policyOf = q.pols.lookup
 	q.jobs.init()
 	q.timers.init(q.clock.Now())
 	q.defTube = q.tubes.acquire([]byte("default")) // never released

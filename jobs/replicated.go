@@ -77,7 +77,8 @@ func (q *Queue) logReserved(j *job) uint64 {
 }
 
 // logRequeued logs that reserved job j goes back to ready (timeouts: the TTR
-// ran out). Errors are dropped: a failed journal fails every later commit,
+// ran out), in replicated mode and for a tube whose policy counts reserves.
+// Errors are dropped: a failed journal fails every later commit,
 // and a replicated queue is then discarded. t.mu held, before the change.
 func (q *Queue) logRequeued(j *job, timedOut bool) {
 	rec := j.record(RecUpdate) // a reserved job is recorded as ready

@@ -31,7 +31,7 @@ func (s *Session) Reserve(timeout time.Duration) (JobData, error) {
 			continue
 		}
 		anyReady = true
-		if !t.paused(now) && (best == nil || t.ready.less(top, best.ready.top())) {
+		if !t.held(now) && (best == nil || t.ready.less(top, best.ready.top())) {
 			best = t
 		}
 	}
@@ -42,6 +42,7 @@ func (s *Session) Reserve(timeout time.Duration) (JobData, error) {
 		err = ErrDeadlineSoon
 	case best != nil:
 		j := best.ready.pop()
+		best.spend()
 		q.unready(best, j, s.stripe())
 		q.reserveFor(s, j, now, s.stripe(), false)
 		d = j.data()
@@ -52,6 +53,9 @@ func (s *Session) Reserve(timeout time.Duration) (JobData, error) {
 	default:
 		s.startWait(now, timeout)
 		err = ErrWaiting
+	}
+	if best == nil && anyReady {
+		q.rateLimited(tubes, now, err == ErrWaiting)
 	}
 	for _, t := range tubes {
 		t.mu.Unlock()

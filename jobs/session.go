@@ -356,7 +356,7 @@ func (s *Session) releaseAll() {
 		var w wakeups
 		t.mu.Lock()
 		if q.stillLive(j, id) && j.state == Reserved && j.ext.reserver == s {
-			if q.replicated {
+			if q.replicated || t.countsReserves() {
 				q.logRequeued(j, false)
 			}
 			q.unreserve(t, j, s.stripe())

@@ -30,6 +30,8 @@ type timers struct {
 	firedJobs  []firedJob
 	firedSess  []firedSession
 	firedTubes []firedTube
+	firedSched []firedSched
+	schedBuf   []*schedTimer
 	kick       chan struct{}
 	sleepUntil atomic.Int64 // when the driver next wakes on its own; MaxInt64 while it plans
 }
@@ -39,6 +41,7 @@ type timerShard struct {
 	jobs        *wheel.Wheel[*job]
 	sessions    *wheel.Wheel[*Session]
 	tubes       *wheel.Wheel[*tube]
+	scheds      *wheel.Wheel[*schedTimer] // shard 0 only: schedules are few
 	scratch     []*job
 	tubeScratch []*tube
 	sessScratch []*Session
@@ -58,6 +61,11 @@ type firedSession struct {
 	when int64
 }
 
+type firedSched struct {
+	st   *schedTimer
+	when int64
+}
+
 type firedTube struct {
 	t    *tube
 	when int64
@@ -69,6 +77,7 @@ func (ts *timers) init(now int64) {
 		s.jobs = wheel.New[*job](now, Resolution)
 		s.sessions = wheel.New[*Session](now, Resolution)
 		s.tubes = wheel.New[*tube](now, Resolution)
+		s.scheds = wheel.New[*schedTimer](now, Resolution)
 	}
 	ts.kick = make(chan struct{}, 1)
 	ts.sleepUntil.Store(now)
@@ -125,6 +134,22 @@ func (ts *timers) cancelTube(t *tube) {
 	s.mu.Unlock()
 }
 
+// scheduleSched arms a schedule's timer (on shard 0), cancelSched disarms it.
+func (ts *timers) scheduleSched(x *schedTimer, when int64) {
+	s := &ts.shards[0]
+	s.mu.Lock()
+	s.scheds.Schedule(&x.timer, when)
+	s.mu.Unlock()
+	ts.poke(when)
+}
+
+func (ts *timers) cancelSched(x *schedTimer) {
+	s := &ts.shards[0]
+	s.mu.Lock()
+	s.scheds.Cancel(&x.timer)
+	s.mu.Unlock()
+}
+
 // poke wakes the driver if a timer was armed before its planned wake-up.
 func (ts *timers) poke(when int64) {
 	if when < ts.sleepUntil.Load() {
@@ -145,11 +170,12 @@ func (ts *timers) next() (int64, bool) {
 		a, okA := s.jobs.Next()
 		b, okB := s.sessions.Next()
 		c, okC := s.tubes.Next()
+		d, okD := s.scheds.Next()
 		s.mu.Unlock()
 		for _, x := range [...]struct {
 			t  int64
 			ok bool
-		}{{a, okA}, {b, okB}, {c, okC}} {
+		}{{a, okA}, {b, okB}, {c, okC}, {d, okD}} {
 			if x.ok && (!found || x.t < best) {
 				best, found = x.t, true
 			}
@@ -210,6 +236,7 @@ func (q *Queue) fire(now int64) {
 	ts.fireMu.Lock()
 	defer ts.fireMu.Unlock()
 	jobsDue, sess, tubes := ts.firedJobs[:0], ts.firedSess[:0], ts.firedTubes[:0]
+	scheds := ts.firedSched[:0]
 	for i := range ts.shards {
 		s := &ts.shards[i]
 		s.mu.Lock()
@@ -220,6 +247,13 @@ func (q *Queue) fire(now int64) {
 		s.tubeScratch = s.tubes.Advance(now, s.tubeScratch[:0])
 		for _, t := range s.tubeScratch {
 			tubes = append(tubes, firedTube{t, t.timer.When()})
+		}
+		if s.scheds.Len() > 0 { // schedules are rare: most queues have none
+			ts.schedBuf = s.scheds.Advance(now, ts.schedBuf[:0])
+			for _, x := range ts.schedBuf {
+				scheds = append(scheds, firedSched{x, x.timer.When()})
+			}
+			clear(ts.schedBuf)
 		}
 		s.sessScratch = s.sessions.Advance(now, s.sessScratch[:0])
 		for _, x := range s.sessScratch {
@@ -233,6 +267,9 @@ func (q *Queue) fire(now int64) {
 	slices.SortFunc(tubes, func(a, b firedTube) int {
 		return cmp.Or(cmp.Compare(a.when, b.when), cmp.Compare(a.t.serial, b.t.serial))
 	})
+	slices.SortFunc(scheds, func(a, b firedSched) int {
+		return cmp.Or(cmp.Compare(a.when, b.when), cmp.Compare(a.st.e.tube, b.st.e.tube), cmp.Compare(a.st.i, b.st.i))
+	})
 	slices.SortFunc(sess, func(a, b firedSession) int {
 		return cmp.Or(cmp.Compare(a.when, b.when), cmp.Compare(a.s.id, b.s.id))
 	})
@@ -240,7 +277,10 @@ func (q *Queue) fire(now int64) {
 		q.jobTimer(f.t, f.j, f.id, now)
 	}
 	for _, f := range tubes {
-		q.unpause(f.t, now)
+		q.tubeTimer(f.t, now)
+	}
+	for _, f := range scheds {
+		q.schedTimer(f.st, now)
 	}
 	for _, f := range sess {
 		q.sessionTimer(f.s, f.wait)
@@ -248,7 +288,9 @@ func (q *Queue) fire(now int64) {
 	clear(jobsDue)
 	clear(sess)
 	clear(tubes)
+	clear(scheds)
 	ts.firedJobs, ts.firedSess, ts.firedTubes = keep(jobsDue), keep(sess), keep(tubes)
+	ts.firedSched = keep(scheds)
 }
 
 // jobTimer handles a job's timer: a delay ending, or a TTR running out. A
@@ -266,30 +308,19 @@ func (q *Queue) jobTimer(t *tube, j *job, id uint64, now int64) {
 		t.delayed.remove(j)
 		q.stats.add(0, cDelayed, -1)
 		q.makeReady(t, j, now, 0, &w)
+	case j.state == Reserved && now > j.ext.deadline && t.exhausted(j):
+		if _, retry, _ := q.retire(t, j, nil, true, now, 0); retry {
+			q.jobTimer(t, j, id, now)
+		}
+		return // retire released t.mu (and a failed journal fails later commits)
 	case j.state == Reserved && now > j.ext.deadline:
-		if q.replicated {
+		if q.replicated || t.countsReserves() {
 			q.logRequeued(j, true)
 		}
 		q.unreserve(t, j, 0)
 		j.ext.timeouts++
 		q.stats.add(0, cTimeouts, 1)
 		q.makeReady(t, j, now, 0, &w)
-	}
-	t.mu.Unlock()
-	q.finish(&w)
-}
-
-// unpause ends a tube's pause and serves its waiters.
-func (q *Queue) unpause(t *tube, now int64) {
-	var w wakeups
-	t.mu.Lock()
-	if t.pause > 0 && now >= t.unpauseAt {
-		t.pause = 0
-		for t.ready.len() > 0 && len(t.waiters.items) > 0 {
-			j := t.ready.pop()
-			q.unready(t, j, 0)
-			q.makeReady(t, j, now, 0, &w)
-		}
 	}
 	t.mu.Unlock()
 	q.finish(&w)

@@ -31,8 +31,17 @@ type tube struct {
 	timer     wheel.Timer[*tube]
 
 	totalJobs, deletes, pauses uint64
-	listIdx                    int  // position in registry.list; guarded by registry.mu
-	dead                       bool // removed from the registry; guarded by registry.mu
+
+	// pol is the tube's policy (nil: none, the common case, which costs a
+	// nil check); tokens and refilled are its reserve_rate bucket (tokens
+	// as of refilled, Clock ns).
+	pol                                                        *compiled
+	tokens                                                     float64
+	refilled                                                   int64
+	deadLettered, refusedFull, rateLimitedWaits, scheduledPuts uint64
+
+	listIdx int  // position in registry.list; guarded by registry.mu
+	dead    bool // removed from the registry; guarded by registry.mu
 }
 
 func newTube(name string, serial uint64) *tube {
@@ -91,6 +100,9 @@ type registry struct {
 	list   []*tube
 	serial uint64
 	peak   int // most tubes since byName was last rebuilt
+	// policyOf returns the policy a new tube of that name starts with
+	// (Queue.pols.lookup, a leaf lock taken under mu).
+	policyOf func(name string) *compiled
 }
 
 // minRegistryShrink: below this many tubes at its peak the registry never
@@ -117,6 +129,10 @@ func (r *registry) acquire(name []byte) *tube {
 	}
 	r.serial++
 	t = newTube(string(name), r.serial)
+	if r.policyOf != nil {
+		t.pol = r.policyOf(t.name) // t is not yet published: no lock needed
+		t.fillBucket()
+	}
 	t.refs.Store(1)
 	t.listIdx = len(r.list)
 	r.list = append(r.list, t)

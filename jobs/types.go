@@ -91,6 +91,13 @@ type TubeStats struct {
 	Deletes, Pauses                          uint64
 	// Pause is the duration of the current pause, PauseLeft what is left of it.
 	Pause, PauseLeft time.Duration
+	// The tube's policy counters, since the tube was created (not part of
+	// the protocol's stats-tube: clients parse that). DeadLettered: jobs
+	// that ran out of max_reserves (moved to the dead-letter tube or
+	// buried); RefusedFull: puts refused by max_ready; RateLimitedWaits:
+	// reserves that found a job held back by reserve_rate; ScheduledPuts:
+	// jobs the schedule put.
+	DeadLettered, RefusedFull, RateLimitedWaits, ScheduledPuts uint64
 }
 
 // JobStats is the stats-job document of one job.

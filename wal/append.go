@@ -18,7 +18,8 @@ import (
 // lease could be recorded) or the writer is far behind, and an update once low-space mode has used half of
 // the reserve. A record the format cannot hold (an unknown kind or state)
 // is refused with an error wrapping ErrJournal. Deletes, clears and compaction moves are refused only by a
-// dead journal.
+// dead journal, and so are policy records (compaction must be able to
+// write them again to free space).
 func (l *Log) Append(rec jobs.Record) (uint64, error) {
 	if err := encodable(&rec); err != nil {
 		return 0, fmt.Errorf("%w: record of kind %d, state %d: %v", jobs.ErrJournal, rec.Kind, rec.State, err)
@@ -50,6 +51,8 @@ func (l *Log) admit(kind jobs.RecordKind, moving bool, size int64) error {
 		return jobs.ErrJournal
 	case kind == jobs.RecDelete || kind == jobs.RecClear || moving:
 		return nil // compaction is what frees space
+	case kind == jobs.RecPolicy:
+		return nil // rare and small, and compaction writes them again
 	case kind == jobs.RecUpdate:
 		if l.lowSpace && l.lowSpent > budget/2 {
 			return jobs.ErrNoSpace
@@ -77,6 +80,8 @@ func (l *Log) track(rec *jobs.Record, idx uint64, size int64, moving bool) {
 		if moving {
 			l.migrated++
 		}
+	case jobs.RecPolicy:
+		l.trackPolicy(rec, idx)
 	case jobs.RecDelete:
 		l.forget(rec.ID)
 	case jobs.RecClear: // holds no live job, like a delete per id

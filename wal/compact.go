@@ -67,6 +67,9 @@ func (l *Log) compactRound(q queue) bool {
 		q.Rewrite(id)
 		l.rewriting.Store(0)
 	}
+	if !l.keepPolicies(q, cut) {
+		return false
+	}
 	ok := l.truncate(cut) // the writer counts it (compacted) as it publishes truncDone
 	l.log.Debug().Int("jobs_moved", len(ids)).Uint64("first_index", cut).Bool("ok", ok).Float64("took_ms", msSince(start)).Msg("compaction round")
 	return ok

@@ -53,6 +53,14 @@ func (e *decoded) decode(b []byte) error {
 		e.meta = meta{durable: d.Uvarint(), logStart: d.Uvarint(), maxID: d.Uvarint()}
 	case !known:
 		return fmt.Errorf("%w %#x", errKind, b[crcLen])
+	case kind == jobs.RecPolicy:
+		e.rec.Kind = kind
+		d.Policy(&e.rec)
+		e.tube = []byte(e.rec.Tube)
+	case b[crcLen] == kindSchedPut:
+		e.rec.Kind = kind
+		e.tube = d.job(&e.rec)
+		d.Sched(&e.rec)
 	case kind == jobs.RecClear:
 		e.rec.Kind = kind
 		e.rec.IDs = d.ids()
@@ -86,6 +94,9 @@ func validJob(r *jobs.Record, tube []byte) bool {
 			}
 		}
 		return true
+	}
+	if r.Kind == jobs.RecPolicy {
+		return fields.ValidPolicy(r)
 	}
 	if r.ID == 0 {
 		return false

@@ -118,7 +118,7 @@
 // repairs and failures, debug for each compaction round. It follows the
 // convention every package of stalkd shares: messages are lowercase and
 // carry no package prefix (the program sets the "component" field when it
-// hands out the logger: cmd/stalkd and engine.Open give component=wal);
+// hands out the logger: cmd/stalkd and embed.Open give component=wal);
 // field names are snake_case, with units in the name (took_ms, a float of
 // milliseconds; size_bytes, offset_bytes, dropped_bytes); entries of the log
 // are named by index (index, first_index), jobs by job_id or next_id;

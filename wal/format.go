@@ -7,7 +7,8 @@ import (
 // The on-disk format. Every tidwall/wal entry holds exactly one record:
 //
 //	crc32c  uint32, little endian, over every byte after it
-//	kind    byte: 1 put, 2 update, 3 delete, 4 clear, 16 meta
+//	kind    byte: 1 put, 2 update, 3 delete, 4 clear, 5 policy,
+//	        6 scheduled put, 16 meta
 //	put:    uvarint id, byte state, uvarint pri, varint delay, varint ttr,
 //	        varint created, varint deadline, uvarint reserves, timeouts,
 //	        releases, buries, kicks, uvarint len(tube), tube,
@@ -18,6 +19,14 @@ import (
 //	        a zigzag varint of its difference from the one before (a sorted
 //	        list costs about one byte per id)
 //	meta:   uvarint durable, uvarint logStart, uvarint maxID
+//	policy: uvarint len(tube), tube, byte 0 (removed) or 1 and:
+//	        uvarint max_reserves, uvarint len(dead_letter), dead_letter,
+//	        uvarint max_ready, reserve_rate as 8 bytes (float64 bits, little
+//	        endian), uvarint n, then n schedules: uvarint len(cron), cron,
+//	        uvarint len(body), body, uvarint priority, uvarint ttr, varint
+//	        fired (Clock ns: the schedule's last fire time)
+//	scheduled put: the put fields, then uvarint sched (the schedule's
+//	        number plus one), varint schedAt (the time it fired for)
 //
 // The body is the job data framed as on the protocol's wire: the CRLF is on
 // disk (and counted in the length) though the queue keeps bodies without it;
@@ -43,7 +52,11 @@ const (
 	kindUpdate byte = 2
 	kindDelete byte = 3
 	kindClear  byte = 4
-	kindMeta   byte = 0x10
+	// kindPolicy and kindSchedPut came with tube policies; a log without
+	// policies holds neither, and an older binary refuses them.
+	kindPolicy   byte = 5
+	kindSchedPut byte = 6
+	kindMeta     byte = 0x10
 
 	stateReady    byte = 1
 	stateReserved byte = 2
@@ -67,6 +80,8 @@ func kindByte(k jobs.RecordKind) (b byte, ok bool) {
 		return kindDelete, true
 	case jobs.RecClear:
 		return kindClear, true
+	case jobs.RecPolicy:
+		return kindPolicy, true
 	}
 	return kindInvalid, false
 }
@@ -83,6 +98,10 @@ func kindOf(b byte) (k jobs.RecordKind, ok bool) {
 		return jobs.RecDelete, true
 	case kindClear:
 		return jobs.RecClear, true
+	case kindPolicy:
+		return jobs.RecPolicy, true
+	case kindSchedPut:
+		return jobs.RecPut, true
 	}
 	return 0, false
 }

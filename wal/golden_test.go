@@ -45,6 +45,17 @@ var goldenRecords = []struct {
 	{"delete", jobs.Record{Kind: jobs.RecDelete, ID: 123_456}},
 	{"clear", jobs.Record{Kind: jobs.RecClear, IDs: []uint64{5, 6, 7, 1000, 4, 1<<64 - 1}}},
 	{"clear-empty", jobs.Record{Kind: jobs.RecClear}},
+	{"policy", jobs.Record{Kind: jobs.RecPolicy, Tube: "emails", Policy: &jobs.PolicyRecord{Policy: jobs.Policy{
+		MaxReserves: 5, DeadLetter: "emails-dead", MaxReady: 1<<32 - 1, ReserveRate: 2.5,
+		Schedule: []jobs.Schedule{
+			{Cron: "*/5 * * * *", Body: "report", Priority: 10, TTR: 60},
+			{Cron: "@every 30s", Body: "", Priority: 1<<32 - 1},
+		}}, Fired: []int64{1_700_000_000_000_000_000, -1}}}},
+	{"policy-plain", jobs.Record{Kind: jobs.RecPolicy, Tube: "t", Policy: &jobs.PolicyRecord{Policy: jobs.Policy{MaxReady: 1}}}},
+	{"policy-removed", jobs.Record{Kind: jobs.RecPolicy, Tube: "emails"}},
+	{"put-scheduled", jobs.Record{Kind: jobs.RecPut, ID: 77, Tube: "emails", State: jobs.Ready, Pri: 10,
+		TTR: 60 * time.Second, Created: 1_700_000_000_000_000_001, Body: []byte("report"),
+		Sched: 1, SchedAt: 1_700_000_000_000_000_000}},
 }
 
 // goldenMeta is the fixture testdata/records/meta.hex.
@@ -55,7 +66,11 @@ func TestGoldenRecords(t *testing.T) {
 	if *update {
 		require.NoError(t, os.MkdirAll(dir, 0o755))
 		for _, g := range goldenRecords {
-			writeHex(t, filepath.Join(dir, g.name+".hex"), fmt.Sprintf("%+v", g.rec), AppendRecord(nil, &g.rec))
+			desc := fmt.Sprintf("%+v", g.rec)
+			if g.rec.Policy != nil {
+				desc += fmt.Sprintf(" *Policy=%+v", *g.rec.Policy)
+			}
+			writeHex(t, filepath.Join(dir, g.name+".hex"), desc, AppendRecord(nil, &g.rec))
 		}
 		writeHex(t, filepath.Join(dir, "meta.hex"), fmt.Sprintf("%+v", goldenMeta), appendMeta(nil, goldenMeta))
 	}
@@ -81,7 +96,7 @@ func TestGoldenRecords(t *testing.T) {
 // values: the mapping must be total over what jobs writes and refuse
 // everything else.
 func TestGoldenFormatNumbers(t *testing.T) {
-	kinds := map[jobs.RecordKind]byte{jobs.RecPut: 1, jobs.RecUpdate: 2, jobs.RecDelete: 3, jobs.RecClear: 4}
+	kinds := map[jobs.RecordKind]byte{jobs.RecPut: 1, jobs.RecUpdate: 2, jobs.RecDelete: 3, jobs.RecClear: 4, jobs.RecPolicy: 5}
 	for k, want := range kinds {
 		b, ok := kindByte(k)
 		require.True(t, ok)
@@ -100,14 +115,17 @@ func TestGoldenFormatNumbers(t *testing.T) {
 		assert.Equal(t, s, back)
 	}
 	for b := range 256 {
-		if _, ok := kindOf(byte(b)); ok != (b >= 1 && b <= 4) {
+		if _, ok := kindOf(byte(b)); ok != (b >= 1 && b <= 6) {
 			t.Errorf("kind byte %#x: known %v", b, ok)
 		}
 		if _, ok := stateOf(byte(b)); ok != (b >= 1 && b <= 4) {
 			t.Errorf("state byte %#x: known %v", b, ok)
 		}
 	}
-	_, ok := kindByte(99)
+	sched, ok := kindOf(6) // a put that carries its schedule's mark
+	assert.True(t, ok)
+	assert.Equal(t, jobs.RecPut, sched)
+	_, ok = kindByte(99)
 	assert.False(t, ok)
 	_, ok = stateByte(99)
 	assert.False(t, ok)

@@ -30,6 +30,7 @@ type image struct {
 	logStart uint64            // largest first index a meta says the log must hold
 	tubes    map[string]string // interned tube names
 	orphans  int               // updates and deletes of jobs the log no longer holds
+	policies map[string]*imagePolicy
 }
 
 // newImage sizes the image's list of whole records for a log of logBytes
@@ -76,6 +77,13 @@ func (m *image) apply(e *decoded, index uint64, size int) {
 		return
 	}
 	r := &e.rec
+	if r.Kind == jobs.RecPolicy {
+		m.applyPolicy(r, index)
+		return
+	}
+	if r.Kind == jobs.RecPut && r.Sched != 0 {
+		m.applySched(string(e.tube), r)
+	}
 	if r.Kind == jobs.RecClear {
 		for _, id := range r.IDs {
 			m.maxID = max(m.maxID, id)

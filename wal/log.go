@@ -69,7 +69,8 @@ type Log struct {
 	jobs      locTable   // live job -> its latest whole record
 	whole     []wholeRec // whole records in index order (stale ones included)
 	wholeHead int
-	live      int64 // bytes of the latest whole record of every live job
+	live      int64             // bytes of the latest whole record of every live job
+	policyAt  map[string]uint64 // tube -> wal index of its latest policy record
 	maxID     uint64
 	segs      segList
 	logStart  uint64 // first index the log claims to hold (metas carry it)

@@ -176,6 +176,12 @@ func (l *Log) salvage(files []segFile, img *image) error {
 		img.whole = append(img.whole, wholeRec{index: idx, id: r.ID})
 		idx++
 	})
+	for _, r := range img.policyRecords() {
+		buf = AppendRecord(buf[:0], &r)
+		b.Write(idx, buf)
+		img.policies[r.Tube].index = idx
+		idx++
+	}
 	b.Write(idx, appendMeta(buf[:0], meta{logStart: 1, maxID: img.maxID}))
 	if err := st.WriteBatch(&b); err != nil {
 		return fmt.Errorf("wal: salvage: write: %w", err)
@@ -207,6 +213,12 @@ func (l *Log) adopt(img *image) error {
 	l.logStart = files[0].start
 	l.maxID = img.maxID
 	l.jobs, l.live, l.whole = img.locs, img.live, img.whole
+	for name, ip := range img.policies {
+		if l.policyAt == nil {
+			l.policyAt = make(map[string]uint64)
+		}
+		l.policyAt[name] = ip.index
+	}
 	l.img = img
 	return nil
 }

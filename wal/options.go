@@ -17,8 +17,22 @@ const (
 	DefaultSegmentSize = 10 << 20
 )
 
+// The segment sizes a server's -s may ask for: ClampSegmentSize brings any
+// setting inside. Open accepts smaller segments, down to minSegmentSize, so
+// that tests fill several with a few records.
+const (
+	MinSegmentSize = 4096
+	MaxSegmentSize = 1 << 40
+)
+
+// ClampSegmentSize is the segment size a -s setting gets: n clamped to
+// [MinSegmentSize, MaxSegmentSize] (the stats document still reports the
+// value given, as the reference does).
+func ClampSegmentSize(n int64) int64 { return min(max(n, MinSegmentSize), MaxSegmentSize) }
+
 // Internal limits.
 const (
+	// minSegmentSize is the smallest segment Open accepts.
 	minSegmentSize = 512
 	// maxPending bounds the bytes waiting for the writer: beyond it, new
 	// puts get ErrNoSpace (the disk cannot keep up).
@@ -65,7 +79,7 @@ func (o Options) normalize() (Options, error) {
 	if o.SegmentSize == 0 {
 		o.SegmentSize = DefaultSegmentSize
 	}
-	if o.SegmentSize < minSegmentSize || o.SegmentSize > 1<<40 {
+	if o.SegmentSize < minSegmentSize || o.SegmentSize > MaxSegmentSize {
 		return o, fmt.Errorf("wal: segment size %d out of range [%d, 2^40]", o.SegmentSize, minSegmentSize)
 	}
 	return o, nil

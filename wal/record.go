@@ -46,7 +46,13 @@ type meta struct {
 func AppendRecord(dst []byte, rec *jobs.Record) []byte {
 	start := len(dst)
 	kind, _ := kindByte(rec.Kind)
+	if rec.Kind == jobs.RecPut && rec.Sched != 0 {
+		kind = kindSchedPut
+	}
 	dst = append(dst, 0, 0, 0, 0, kind)
+	if rec.Kind == jobs.RecPolicy {
+		return seal(fields.AppendPolicy(dst, rec), start)
+	}
 	if rec.Kind == jobs.RecClear {
 		return seal(appendIDs(dst, rec.IDs), start)
 	}
@@ -54,6 +60,9 @@ func AppendRecord(dst []byte, rec *jobs.Record) []byte {
 	if rec.Kind != jobs.RecDelete {
 		state, _ := stateByte(rec.State)
 		dst = fields.AppendJob(append(dst, state), rec)
+	}
+	if kind == kindSchedPut {
+		dst = fields.AppendSched(dst, rec)
 	}
 	return seal(dst, start)
 }
@@ -107,6 +116,9 @@ func recordSize(rec *jobs.Record) int {
 	if rec.Kind == jobs.RecClear {
 		return crcLen + 1 + idsSize(rec.IDs)
 	}
+	if rec.Kind == jobs.RecPolicy {
+		return crcLen + 1 + fields.PolicySize(rec)
+	}
 	n := crcLen + 1 + uvarintLen(rec.ID)
 	if rec.Kind == jobs.RecDelete {
 		return n
@@ -118,6 +130,9 @@ func recordSize(rec *jobs.Record) int {
 	}
 	if rec.Kind == jobs.RecPut {
 		n += uvarintLen(uint64(len(rec.Tube))) + len(rec.Tube) + uvarintLen(uint64(fields.BodyFieldLen(len(rec.Body)))) + fields.BodyFieldLen(len(rec.Body))
+		if rec.Sched != 0 {
+			n += uvarintLen(uint64(rec.Sched)) + varintLen(rec.SchedAt)
+		}
 	}
 	return n
 }

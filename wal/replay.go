@@ -50,7 +50,11 @@ func (l *Log) replay(q queue) error {
 		return err
 	}
 	q.EnsureNextID(next)
-	l.log.Info().Int("jobs", n).Uint64("next_id", next).Int("orphan_records", img.orphans).
+	np, err := restorePolicies(q, img)
+	if err != nil {
+		return err
+	}
+	l.log.Info().Int("jobs", n).Int("policies", np).Uint64("next_id", next).Int("orphan_records", img.orphans).
 		Float64("took_ms", msSince(start)).Msg("jobs restored")
 
 	l.mu.Lock()

@@ -14,6 +14,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/stalkd/stalkd/cmd/stalkctl/internal/client"
+	"github.com/stalkd/stalkd/jobs/cluster"
 )
 
 // Cluster commands. "cluster" shows a cluster member's view: through the
@@ -147,24 +148,8 @@ func newAdminClient(a *app, inv *invocation) (*adminClient, error) {
 	return &adminClient{base: base, token: strings.TrimSpace(tok), hc: &http.Client{Timeout: a.ioTimeout}}, nil
 }
 
-// clusterJSON is GET /v1/cluster.
-type clusterJSON struct {
-	ID                string `json:"id"`
-	State             string `json:"state"`
-	Leader            string `json:"leader"`
-	LeaderAddr        string `json:"leader_addr"`
-	Term              uint64 `json:"term"`
-	CommitIndex       uint64 `json:"commit_index"`
-	AppliedIndex      uint64 `json:"applied_index"`
-	LastSnapshotIndex uint64 `json:"last_snapshot_index"`
-	Servers           []struct {
-		ID       string `json:"id"`
-		Addr     string `json:"addr"`
-		Suffrage string `json:"suffrage"`
-	} `json:"servers"`
-}
-
-type clusterResult struct{ c clusterJSON }
+// clusterResult is GET /v1/cluster.
+type clusterResult struct{ c cluster.Status }
 
 func (r clusterResult) json() any { return r.c }
 
@@ -189,7 +174,7 @@ func (r clusterResult) print(w io.Writer) {
 }
 
 func adminCluster(ctx context.Context, _ *app, h *adminClient, _ *invocation) (result, error) {
-	var c clusterJSON
+	var c cluster.Status
 	if err := h.do(ctx, http.MethodGet, "/v1/cluster", nil, &c); err != nil {
 		return nil, err
 	}
@@ -197,7 +182,7 @@ func adminCluster(ctx context.Context, _ *app, h *adminClient, _ *invocation) (r
 }
 
 func adminAddVoter(ctx context.Context, _ *app, h *adminClient, inv *invocation) (result, error) {
-	var c clusterJSON
+	var c cluster.Status
 	in := map[string]string{"id": inv.args[0], "addr": inv.args[1]}
 	if err := h.do(ctx, http.MethodPost, "/v1/cluster/voters", in, &c); err != nil {
 		return nil, err
@@ -206,7 +191,7 @@ func adminAddVoter(ctx context.Context, _ *app, h *adminClient, inv *invocation)
 }
 
 func adminRemoveServer(ctx context.Context, _ *app, h *adminClient, inv *invocation) (result, error) {
-	var c clusterJSON
+	var c cluster.Status
 	if err := h.do(ctx, http.MethodDelete, "/v1/cluster/servers/"+url.PathEscape(inv.args[0]), nil, &c); err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/stalkd/stalkd/jobs/cluster"
 	"io"
 	"net/http"
 	"strings"
@@ -115,7 +116,7 @@ func adminChange(ctx context.Context, a *app, hs []*adminClient, inv *invocation
 		return res, err
 	}
 	for _, h := range hs[1:] {
-		var c clusterJSON
+		var c cluster.Status
 		if h.do(ctx, http.MethodGet, "/v1/cluster", nil, &c) != nil || c.ID != ae.leader {
 			continue
 		}

@@ -6,8 +6,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/stalkd/stalkd/engine/admin"
 	jobsq "github.com/stalkd/stalkd/jobs"
+	"github.com/stalkd/stalkd/jobs/cluster"
 )
 
 // nodeFake is one node of a fake cluster: its own id, the leader it knows,
@@ -15,14 +15,14 @@ import (
 type nodeFake struct {
 	id, leader string
 	mu         sync.Mutex
-	servers    []admin.ClusterServer
+	servers    []cluster.Server
 }
 
-func (f *nodeFake) Status() admin.ClusterStatus {
+func (f *nodeFake) Status() cluster.Status {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	st := admin.ClusterStatus{ID: f.id, State: "follower", Leader: f.leader, LeaderAddr: "10.0.0.9:11310",
-		Term: 3, Servers: append([]admin.ClusterServer(nil), f.servers...)}
+	st := cluster.Status{ID: f.id, State: "follower", Leader: f.leader, LeaderAddr: "10.0.0.9:11310",
+		Term: 3, Servers: append([]cluster.Server(nil), f.servers...)}
 	if f.id == f.leader {
 		st.State = "leader"
 	}
@@ -35,13 +35,13 @@ func (f *nodeFake) AddVoter(id, addr string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.id != f.leader {
-		return admin.ErrNotLeader
+		return cluster.ErrNotLeader
 	}
-	f.servers = append(f.servers, admin.ClusterServer{ID: id, Addr: addr, Suffrage: "voter"})
+	f.servers = append(f.servers, cluster.Server{ID: id, Addr: addr, Suffrage: cluster.Voter})
 	return nil
 }
 
-func (f *nodeFake) RemoveServer(string) error { return admin.ErrNotLeader }
+func (f *nodeFake) RemoveServer(string) error { return cluster.ErrNotLeader }
 
 // TestClusterSeveralNodes: with every node's admin address, cluster shows
 // each node's own view (text and --json), and a change refused by a
@@ -50,7 +50,7 @@ func (f *nodeFake) RemoveServer(string) error { return admin.ErrNotLeader }
 func TestClusterSeveralNodes(t *testing.T) {
 	n1 := &nodeFake{id: "n1", leader: "n3"}
 	n2 := &nodeFake{id: "n2", leader: "n3"}
-	n3 := &nodeFake{id: "n3", leader: "n3", servers: []admin.ClusterServer{{ID: "n1"}, {ID: "n2"}, {ID: "n3"}}}
+	n3 := &nodeFake{id: "n3", leader: "n3", servers: []cluster.Server{{ID: "n1"}, {ID: "n2"}, {ID: "n3"}}}
 	urls := []string{startAdmin(t, n1), startAdmin(t, n2), startAdmin(t, n3)}
 	env := map[string]string{"STALKD_ADMIN": strings.Join(urls, ","), "STALKD_ADMIN_TOKEN": clusterToken}
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/stalkd/stalkd/engine/admin"
 	jobsq "github.com/stalkd/stalkd/jobs"
+	"github.com/stalkd/stalkd/jobs/cluster"
 )
 
 // fakeCluster is an admin.Cluster whose membership is a list: the real
@@ -20,14 +21,14 @@ import (
 type fakeCluster struct {
 	mu      sync.Mutex
 	leading bool
-	servers []admin.ClusterServer
+	servers []cluster.Server
 }
 
-func (f *fakeCluster) Status() admin.ClusterStatus {
+func (f *fakeCluster) Status() cluster.Status {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	st := admin.ClusterStatus{ID: "n1", State: "follower", Leader: "n2", LeaderAddr: "10.0.0.2:11310", Term: 7,
-		CommitIndex: 42, AppliedIndex: 41, Servers: append([]admin.ClusterServer(nil), f.servers...)}
+	st := cluster.Status{ID: "n1", State: "follower", Leader: "n2", LeaderAddr: "10.0.0.2:11310", Term: 7,
+		CommitIndex: 42, AppliedIndex: 41, Servers: append([]cluster.Server(nil), f.servers...)}
 	if f.leading {
 		st.State, st.Leader, st.LeaderAddr = "leader", "n1", "10.0.0.1:11310"
 	}
@@ -40,9 +41,9 @@ func (f *fakeCluster) AddVoter(id, addr string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if !f.leading {
-		return admin.ErrNotLeader
+		return cluster.ErrNotLeader
 	}
-	f.servers = append(f.servers, admin.ClusterServer{ID: id, Addr: addr, Suffrage: "voter"})
+	f.servers = append(f.servers, cluster.Server{ID: id, Addr: addr, Suffrage: cluster.Voter})
 	return nil
 }
 
@@ -50,7 +51,7 @@ func (f *fakeCluster) RemoveServer(id string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if !f.leading {
-		return admin.ErrNotLeader
+		return cluster.ErrNotLeader
 	}
 	for i, s := range f.servers {
 		if s.ID == id {
@@ -101,8 +102,8 @@ func ctlEnv(env map[string]string, args ...string) run {
 // 421 is exit 7 naming the leader; a wrong token and a missing --admin
 // are reported.
 func TestClusterCommands(t *testing.T) {
-	leader := &fakeCluster{leading: true, servers: []admin.ClusterServer{
-		{ID: "n1", Addr: "10.0.0.1:11310", Suffrage: "voter"}, {ID: "n2", Addr: "10.0.0.2:11310", Suffrage: "voter"}}}
+	leader := &fakeCluster{leading: true, servers: []cluster.Server{
+		{ID: "n1", Addr: "10.0.0.1:11310", Suffrage: cluster.Voter}, {ID: "n2", Addr: "10.0.0.2:11310", Suffrage: cluster.Voter}}}
 	url := startAdmin(t, leader)
 	tokFile := filepath.Join(t.TempDir(), "tokens")
 	if err := os.WriteFile(tokFile, []byte(clusterToken+"\nother\n"), 0o600); err != nil {

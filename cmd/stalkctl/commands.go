@@ -71,6 +71,7 @@ func init() {
 			flags: topFlags, check: checkInterval, run: runTop},
 	}
 	commands = append(commands, clusterCommands...)
+	commands = append(commands, policyCommand)
 }
 
 // The argument checks of the command table.

@@ -32,6 +32,7 @@ type invocation struct {
 	timeout  time.Duration
 	interval time.Duration
 	once     bool
+	policy   policyArgs // policy set's -f and field flags (policy.go)
 }
 
 // parse reads the command line: global flags, the command, then its

@@ -2,7 +2,8 @@
 // beanstalkd): it shows stats and tubes, peeks, puts, kicks, deletes,
 // pauses, clears and lists jobs, waits for a tube to drain, shows a live
 // view of the tubes (top), and shows and changes a cluster's membership
-// through a node's admin API (cluster, add-voter, remove-server).
+// and tube policies through a node's admin API (cluster, add-voter,
+// remove-server, policy).
 //
 //	stalkctl [-a HOST:PORT | -a unix:/path] [--json] COMMAND [ARGS] [FLAGS]
 //

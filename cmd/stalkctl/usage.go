@@ -28,10 +28,10 @@ global flags:
   -a ADDR    server address
   --json     print JSON (one document; top prints one per refresh)
   --admin URL[,URL...]
-             a node's admin API (stalkd --admin), for cluster, add-voter and
-             remove-server; default $STALKD_ADMIN. With every node's: cluster
-             shows each node's own view, and a change refused by a node that
-             knows no leader goes to the leader it named
+             a node's admin API (stalkd --admin), for cluster, add-voter,
+             remove-server and policy; default $STALKD_ADMIN. With every
+             node's: cluster shows each node's own view, and a change refused
+             by a node that knows no leader goes to the leader it named
   --admin-token-file FILE
              the admin API's bearer token (a line of stalkd's
              --auth-token-file); default the token in $STALKD_ADMIN_TOKEN
@@ -45,8 +45,8 @@ exit codes:
   %d  no such job or tube (NOT_FOUND; peek finding no job in that state)
   %d  the server does not support the command (clear, list on a plain beanstalkd)
   %d  drain: --timeout passed before the tube drained
-  %d  add-voter, remove-server: the node asked knows no leader to forward
-     to, or names one not listed in --admin
+  %d  add-voter, remove-server, policy: the node asked knows no leader to
+     forward to, or names one not listed in --admin
 
 examples:
   stalkctl tubes
@@ -58,6 +58,8 @@ examples:
   STALKD_ADDR=unix:/run/stalkd.sock stalkctl top
   stalkctl cluster --admin 10.0.0.1:11380
   stalkctl cluster --admin 10.0.0.1:11380,10.0.0.2:11380,10.0.0.3:11380
+  stalkctl policy set emails --max-reserves 5 --dead-letter emails-dead --admin 127.0.0.1:11380
+  stalkctl policy list --admin 127.0.0.1:11380 > policies.yaml
   stalkctl add-voter n4 10.0.0.4:11310 --admin 10.0.0.1:11380 --admin-token-file /etc/stalkd/tokens
 `, exitOK, exitFailure, exitUsage, exitConnect, exitNotFound, exitUnsupported, exitTimeout, exitNotLeader)
 }

@@ -21,6 +21,9 @@ type adminFlags struct {
 	addr     string   // --admin ADDR: "" leaves the listener off
 	maxTubes int      // --metrics-max-tubes N: 0 means the default
 	tokens   []string // from --auth-token-file: the API's bearer tokens
+	// root is the program's logger without a component: package admin
+	// adds component=admin itself, and zerolog would repeat the key.
+	root zerolog.Logger
 }
 
 const adminUsage = ` --admin ADDR            serve metrics, health checks, the JSON API and the
@@ -57,13 +60,13 @@ type adminServer struct {
 }
 
 // startAdmin starts the admin listener on the served queue.
-func startAdmin(f adminFlags, srv *engine.Server, q *jobs.Queue, jr journal, log zerolog.Logger) (*adminServer, error) {
+func startAdmin(f adminFlags, srv *engine.Server, q *jobs.Queue, jr journal) (*adminServer, error) {
 	if f.addr == "" {
 		return nil, nil
 	}
 	a := &adminServer{}
 	opts := admin.Options{
-		Addr: f.addr, Queue: q, Version: engine.Version, MetricsMaxTubes: f.maxTubes, Logger: log,
+		Addr: f.addr, Queue: q, Version: engine.Version, MetricsMaxTubes: f.maxTubes, Logger: f.root,
 		Tokens: f.tokens,
 		Serving: func() error {
 			select {

@@ -15,33 +15,11 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// The architecture's arrows (README "Layout"), checked over every Go file of
-// the module, tests included. The daemon is the root of the graph, so the
-// rule book lives beside it.
+// The architecture's arrows: the table in arch_table_test.go (drawn in
+// engine/doc.go), checked over every Go file of the module, tests included.
+// The daemon is the root of the graph, so the rule book lives beside it.
 
 const module = "github.com/stalkd/stalkd"
-
-// pkgImports maps a package directory (relative to the module root, with
-// "/" separators) to everything its files import, tests included.
-type pkgImports map[string]map[string]bool
-
-func scanModule(t *testing.T, root string) pkgImports {
-	t.Helper()
-	out := pkgImports{}
-	for file, imps := range fileImports(t, root) {
-		dir := path.Dir(file)
-		if out[dir] == nil {
-			out[dir] = map[string]bool{}
-		}
-		for _, imp := range imps {
-			if imp == "unsafe" && unsafeAllowed[file] != "" {
-				continue
-			}
-			out[dir][imp] = true
-		}
-	}
-	return out
-}
 
 // local turns a module import path into its directory ("" if not ours).
 func local(path string) (string, bool) {
@@ -55,25 +33,9 @@ func local(path string) (string, bool) {
 // under reports whether dir is pkg or inside it.
 func under(dir, pkg string) bool { return dir == pkg || strings.HasPrefix(dir, pkg+"/") }
 
-// closure returns every import reachable from dir through the module's own
-// packages (foreign packages are leaves: their own imports are their business).
-func (m pkgImports) closure(dir string) map[string]bool {
-	seen := map[string]bool{}
-	var walk func(string)
-	walk = func(d string) {
-		for imp := range m[d] {
-			if seen[imp] {
-				continue
-			}
-			seen[imp] = true
-			if ld, ok := local(imp); ok {
-				walk(ld)
-			}
-		}
-	}
-	walk(dir)
-	return seen
-}
+// std reports whether imp is a standard-library package (no dot in its
+// first element).
+func std(imp string) bool { return !strings.Contains(strings.SplitN(imp, "/", 2)[0], ".") }
 
 // unsafeAllowed names the files of a pure library that may import unsafe,
 // each with its reason. Nothing else in codec or jobs may.
@@ -84,14 +46,15 @@ var unsafeAllowed = map[string]string{
 	"jobs/body.go": "job body as pointer and length",
 }
 
-// pure is what a pure library may not reach: the network, the disk, the
-// system, and every framework the shell uses.
-var pure = []string{
-	"net", "net/", "os", "os/", "io/fs", "io/ioutil", "path/filepath", "syscall", "unsafe",
-	"golang.org/x/sys", "github.com/panjf2000/gnet", "github.com/hashicorp/raft",
-	"github.com/tidwall/wal", "github.com/prometheus", "github.com/rs/zerolog",
-}
+// pureRoots are the pure libraries: no network, no disk, no system, in
+// them and in everything under them (their frameworks are the table's).
+var pureRoots = []string{"codec", "jobs"}
 
+// pure is the part of the standard library a pure library may not import.
+var pure = []string{"net", "net/", "os", "os/", "io/fs", "io/ioutil", "path/filepath", "syscall", "unsafe"}
+
+// matches reports whether imp is one of prefixes: a module or package path
+// (which matches the packages below it), or a prefix ending in "/".
 func matches(imp string, prefixes []string) bool {
 	for _, p := range prefixes {
 		if strings.HasSuffix(p, "/") && strings.HasPrefix(imp, p) {
@@ -104,71 +67,114 @@ func matches(imp string, prefixes []string) bool {
 	return false
 }
 
-func TestArchitectureArrows(t *testing.T) {
-	m := scanModule(t, filepath.Join("..", ".."))
-	require.Contains(t, m, "codec", "the scan must see the module")
-	require.Contains(t, m, "jobs")
-
-	var bad []string
-	fail := func(dir, imp, rule string) { bad = append(bad, dir+" imports "+imp+": "+rule) }
-
-	for dir, imps := range m {
-		all := m.closure(dir)
-		for imp := range all {
-			ld, ours := local(imp)
-			switch {
-			case under(dir, "codec") || under(dir, "jobs"):
-				root := strings.SplitN(dir, "/", 2)[0]
-				if ours && !under(ld, root) {
-					fail(dir, imp, root+" is a pure library: it imports no other stalkd package")
-				}
-				if !ours && matches(imp, pure) {
-					fail(dir, imp, root+" is a pure library: no network, disk, system or framework")
-				}
-			case under(dir, "benchmarks"):
-				if ours && !under(ld, "benchmarks") {
-					fail(dir, imp, "the load generator imports nothing of the server")
-				}
-			}
+// violations checks every file's imports against table and returns what
+// breaks it, sorted: an import its row does not allow (a test-only one in
+// code included), a package without a row, a row without a package.
+func violations(files map[string][]string, table map[string]allow) []string {
+	bad := map[string]bool{}
+	seen := map[string]bool{}
+	for file, imps := range files {
+		dir := path.Dir(file)
+		seen[dir] = true
+		row, ok := table[dir]
+		if !ok {
+			bad[dir+": a package missing from the table"] = true
+			continue
 		}
-		// Direct imports: who may use which framework.
-		for imp := range imps {
-			switch {
-			case matches(imp, []string{"github.com/panjf2000/gnet"}) && dir != "engine":
-				fail(dir, imp, "only package engine imports gnet")
-			case matches(imp, []string{"github.com/hashicorp/raft"}) && !under(dir, "wal/raft"):
-				fail(dir, imp, "only wal/raft imports raft")
-			case matches(imp, []string{"github.com/tidwall/wal"}) && !under(dir, "wal"):
-				fail(dir, imp, "only wal imports tidwall/wal")
-			case matches(imp, []string{"github.com/prometheus"}) && !under(dir, "engine/admin"):
-				fail(dir, imp, "only engine/admin imports prometheus")
+		test := strings.HasSuffix(file, "_test.go")
+		for _, imp := range imps {
+			if why := row.check(dir, file, test, imp); why != "" {
+				bad[file+" imports "+imp+": "+why] = true
 			}
 		}
 	}
-	slices.Sort(bad)
-	require.Empty(t, bad, "architecture violations:\n%s", strings.Join(bad, "\n"))
+	for dir := range table {
+		if !seen[dir] {
+			bad[dir+": in the table, but no such package"] = true
+		}
+	}
+	out := make([]string, 0, len(bad))
+	for b := range bad {
+		out = append(out, b)
+	}
+	slices.Sort(out)
+	return out
 }
 
-// TestArchitectureRulesBite proves the rule book can fail: a pure package
-// that reached for the network would be reported.
-func TestArchitectureRulesBite(t *testing.T) {
-	require.True(t, matches("net/http", pure))
-	require.True(t, matches("os", pure))
-	require.True(t, matches("unsafe", pure), "unsafe only where unsafeAllowed says")
-	require.True(t, matches("github.com/panjf2000/gnet/v2", pure))
-	require.False(t, matches("bytes", pure))
-	require.False(t, matches("osx", pure))
-	m := pkgImports{
-		"jobs":                {module + "/jobs/internal/wheel": true},
-		"jobs/internal/wheel": {"net": true},
+// check returns why file (in dir; a test file if test) may not import imp,
+// or "".
+func (a allow) check(dir, file string, test bool, imp string) string {
+	if std(imp) {
+		for _, root := range pureRoots {
+			if under(dir, root) && matches(imp, pure) && !(imp == "unsafe" && unsafeAllowed[file] != "") {
+				return root + " is a pure library: no network, disk or system"
+			}
+		}
+		return ""
 	}
-	require.True(t, m.closure("jobs")["net"], "a forbidden import is found through the module's own packages")
+	allowed := func(l []string) bool {
+		if ld, ours := local(imp); ours {
+			return ld == dir || slices.Contains(l, ld)
+		}
+		return matches(imp, l)
+	}
+	switch {
+	case allowed(a.code):
+		return ""
+	case allowed(a.tests) && test:
+		return ""
+	case allowed(a.tests):
+		return "only its tests may (the table's tests column)"
+	}
+	return "an arrow not in the table (cmd/stalkd/arch_table_test.go)"
+}
+
+func TestArchitectureArrows(t *testing.T) {
+	files := fileImports(t, filepath.Join("..", ".."))
+	require.Contains(t, files, "codec/decoder.go", "the scan must see the module")
+	bad := violations(files, arrows)
+	require.Empty(t, bad, "imports outside the declared arrows:\n%s", strings.Join(bad, "\n"))
+}
+
+// TestArchitectureRulesBite proves the checker can fail: fed a synthetic
+// module with a forbidden arrow of every kind, it reports each, and
+// nothing else.
+func TestArchitectureRulesBite(t *testing.T) {
+	table := map[string]allow{
+		"jobs":         {code: list("jobs/internal/wheel"), tests: list(fwTestify)},
+		"engine":       {code: list("jobs", fwGnet), tests: list("engine/enginetest")},
+		"engine/admin": {code: list("jobs"), tests: list("engine")},
+		"wal":          {code: list("jobs")},
+		"gone":         {},
+	}
+	files := map[string][]string{
+		"jobs/queue.go":          {"sync", module + "/jobs/internal/wheel"},
+		"jobs/body.go":           {"unsafe"},                          // allowed, with its reason
+		"jobs/heap.go":           {"net"},                             // a pure library reaching for the network
+		"jobs/queue_test.go":     {fwTestify + "/require", "testing"}, // fine
+		"engine/server.go":       {fwGnet, module + "/jobs"},          // fine
+		"engine/conn.go":         {module + "/engine/enginetest"},     // the test kit in code
+		"engine/x_test.go":       {module + "/engine/enginetest"},     // fine
+		"engine/admin/api.go":    {module + "/engine"},                // admin reaching into the server
+		"engine/admin/a_test.go": {module + "/engine"},                // fine: its tests stand one up
+		"wal/log.go":             {fwGnet},                            // a framework not in its row
+		"newpkg/a.go":            {"fmt"},                             // no row
+	}
+	bad := violations(files, table)
+	want := []string{
+		"engine/admin/api.go imports " + module + "/engine: only its tests may (the table's tests column)",
+		"engine/conn.go imports " + module + "/engine/enginetest: only its tests may (the table's tests column)",
+		"gone: in the table, but no such package",
+		"jobs/heap.go imports net: jobs is a pure library: no network, disk or system",
+		"newpkg: a package missing from the table",
+		"wal/log.go imports " + fwGnet + ": an arrow not in the table (cmd/stalkd/arch_table_test.go)",
+	}
+	require.Equal(t, want, bad)
+	require.True(t, matches("github.com/hashicorp/raft", list(fwRaft)))
+	require.False(t, matches("github.com/hashicorp/raft-wal", list(fwRaft)), "a module is not a prefix of another's name")
 	_, err := os.Stat(filepath.Join("..", "..", "go.mod"))
 	require.NoError(t, err, "the test runs from cmd/stalkd")
 }
-
-// kit is the wire-test kit: test code, imported by tests only.
-const kit = "engine/enginetest"
 
 // fileImports maps each Go file of the module (its path relative to the
 // module root, with "/" separators) to what it imports.
@@ -205,55 +211,4 @@ func fileImports(t *testing.T, root string) map[string][]string {
 	})
 	require.NoError(t, err)
 	return out
-}
-
-// kitViolations lists the files that import the wire-test kit where they
-// may not: anything but a _test.go file outside the kit, and the load
-// generator in any case.
-func kitViolations(files map[string][]string) []string {
-	var bad []string
-	for file, imps := range files {
-		dir := path.Dir(file)
-		for _, imp := range imps {
-			ld, ours := local(imp)
-			if !ours || !under(ld, kit) || under(dir, kit) {
-				continue
-			}
-			switch {
-			case under(dir, "benchmarks"):
-				bad = append(bad, file+" imports "+imp+": the load generator imports nothing of the server, tests included")
-			case !strings.HasSuffix(file, "_test.go"):
-				bad = append(bad, file+" imports "+imp+": the wire-test kit is for _test.go files only")
-			}
-		}
-	}
-	slices.Sort(bad)
-	return bad
-}
-
-func TestWireTestKitOnlyInTests(t *testing.T) {
-	files := fileImports(t, filepath.Join("..", ".."))
-	require.Contains(t, files, kit+"/conn.go", "the scan must see the kit")
-	users := 0
-	for file, imps := range files {
-		if strings.HasSuffix(file, "_test.go") && slices.Contains(imps, module+"/"+kit) {
-			users++
-		}
-	}
-	require.Positive(t, users, "the tests use the kit")
-	bad := kitViolations(files)
-	require.Empty(t, bad, "wire-test kit imported outside tests:\n%s", strings.Join(bad, "\n"))
-}
-
-// TestWireTestKitRuleBites proves the rule can fail.
-func TestWireTestKitRuleBites(t *testing.T) {
-	bad := kitViolations(map[string][]string{
-		"engine/server.go":              {module + "/" + kit},
-		"benchmarks/loadgen/x_test.go":  {module + "/" + kit + "/inproc"},
-		"engine/conn_test.go":           {module + "/" + kit},
-		"engine/enginetest/inproc/a.go": {module + "/" + kit},
-	})
-	require.Len(t, bad, 2, "%v", bad)
-	require.Contains(t, bad[0], "benchmarks/loadgen/x_test.go")
-	require.Contains(t, bad[1], "engine/server.go")
 }

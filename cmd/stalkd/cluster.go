@@ -17,7 +17,10 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/stalkd/stalkd/engine"
+	"github.com/stalkd/stalkd/engine/front"
+	"github.com/stalkd/stalkd/engine/tlscert"
 	"github.com/stalkd/stalkd/jobs"
+	"github.com/stalkd/stalkd/jobs/cluster"
 	"github.com/stalkd/stalkd/wal/raft"
 )
 
@@ -102,23 +105,20 @@ func runCluster(o options, root zerolog.Logger) error {
 	if err != nil {
 		return &exitError{exitSocket, fmt.Errorf("--raft-addr %s: %w", o.cluster.Addr, err)}
 	}
-	if fi, err := os.Stat(o.journal.Dir); err != nil || !fi.IsDir() {
-		return &exitError{exitWALDir, fmt.Errorf("-b %s: not a directory", o.journal.Dir)}
-	}
-	warnSingleNodeLog(o.journal.Dir, log)
-	sigs, tlsConfig, certs, err := signalsAndTLS(o)
-	defer signal.Stop(sigs)
+	d, err := prelude(&o, log)
+	defer d.stop()
 	if err != nil {
 		return err
 	}
+	warnSingleNodeLog(o.journal.Dir, log)
 	nodeTLS, err := o.cluster.TLS.load(log)
 	if err != nil {
 		return err
 	}
 	if nodeTLS != nil {
-		signal.Notify(sigs, syscall.SIGHUP)
+		signal.Notify(d.sigs, syscall.SIGHUP)
 	}
-	lns, err := clusterListeners(o, tlsConfig)
+	lns, err := clusterListeners(o, d.tlsConfig)
 	if err != nil {
 		return &exitError{exitSocket, err}
 	}
@@ -133,16 +133,7 @@ func runCluster(o options, root zerolog.Logger) error {
 			return err
 		}
 	}
-	var tokens []string
-	if o.authTokenFile != "" {
-		if tokens, err = readTokens(o.authTokenFile); err != nil {
-			closeAll()
-			return &exitError{exitUsage, err}
-		}
-		log.Info().Int("tokens", len(tokens)).Msg("token authentication on")
-		o.admin.tokens = tokens
-	}
-	ls := &leaderServer{o: o, host: host, log: log, engineLog: componentLogger(root, "engine"), tokens: tokens,
+	ls := &leaderServer{o: o, host: host, log: log, engineLog: componentLogger(root, "engine"), tokens: d.tokens,
 		maxConns: maxConns(o.net.maxConns, raiseFileLimit(log)), nodeTLS: nodeTLS}
 	node, err := raft.Open(raft.Config{
 		ID: o.cluster.ID, Addr: o.cluster.Addr, Peers: peers, Dir: o.journal.Dir,
@@ -156,13 +147,13 @@ func runCluster(o options, root zerolog.Logger) error {
 		return &exitError{exitWALDir, err}
 	}
 	ls.node.Store(node)
-	var fronts []*engine.Front
+	var fronts []*front.Front
 	for i, ln := range lns {
 		flog := root
-		if tlsConfig != nil && i == len(lns)-1 {
+		if d.tlsConfig != nil && i == len(lns)-1 {
 			flog = root.With().Str("listener", "tls").Logger()
 		}
-		fronts = append(fronts, engine.StartFront(engine.FrontConfig{
+		fronts = append(fronts, front.Start(front.Config{
 			Listener: ln,
 			Leader: func(ctx context.Context) (string, uint64, error) {
 				li, err := node.LeaderAddr(ctx)
@@ -175,9 +166,11 @@ func runCluster(o options, root zerolog.Logger) error {
 			Logger:     flog,
 		}))
 	}
-	adm, err := startClusterAdmin(o.admin, ls, log)
+	adm, err := startClusterAdmin(o.admin, ls)
 	if err == nil {
-		waitClusterSignal(sigs, ls, certs, log)
+		err = d.waitSignals(serving{drain: ls.drain,
+			drained: "drain mode: new jobs are refused from now on, while this node leads",
+			hup:     func() { reloadNodeTLS(nodeTLS, log) }}, log)
 	}
 	adm.markStopping()
 	ctx, cancel := context.WithTimeout(context.Background(), stopTimeout)
@@ -196,26 +189,6 @@ func raftTiming(d time.Duration) raft.Timing {
 		return raft.Timing{}
 	}
 	return raft.Timing{Heartbeat: d, Election: d, LeaderLease: d / 2}
-}
-
-// waitClusterSignal handles signals until one asks to stop: SIGUSR1 drains
-// this node's queues, SIGHUP (with --tls) reloads the certificate.
-func waitClusterSignal(sigs <-chan os.Signal, ls *leaderServer, certs *engine.CertFiles, log zerolog.Logger) {
-	for {
-		switch sig := <-sigs; sig {
-		case syscall.SIGUSR1:
-			ls.drain()
-			log.Info().Msg("drain mode: new jobs are refused from now on, while this node leads")
-		case syscall.SIGHUP:
-			if certs != nil {
-				reloadCerts(certs, log)
-			}
-			reloadNodeTLS(ls.nodeTLS, log)
-		default:
-			log.Info().Stringer("signal", sig).Msg("stopping")
-			return
-		}
-	}
 }
 
 // clusterListeners binds the client ports: -l/-p (unless -l none) and
@@ -257,26 +230,18 @@ type leaderServer struct {
 	q         *jobs.Queue
 	draining  bool
 	node      atomic.Pointer[raft.Node] // set once Open returns
-	nodeTLS   *engine.NodeTLS           // the node port's mutual TLS; nil: plain
+	nodeTLS   *tlscert.NodeTLS          // the node port's mutual TLS; nil: plain
 }
 
-// clusterInfo is stats-cluster's document: this node's view (a client of
-// a follower is carried here, so it is the leader's view).
-func (ls *leaderServer) clusterInfo() engine.ClusterInfo {
+// clusterInfo is this node's view of its cluster, for stats-cluster and
+// the admin API alike (a client of a follower is carried here, so
+// stats-cluster shows the leader's view).
+func (ls *leaderServer) clusterInfo() cluster.Status {
 	n := ls.node.Load()
 	if n == nil {
-		return engine.ClusterInfo{ID: ls.o.cluster.ID, State: "starting"}
+		return cluster.Status{ID: ls.o.cluster.ID, State: "starting"}
 	}
-	st := n.Stats()
-	info := engine.ClusterInfo{
-		ID: st.ID, State: st.State, Leader: st.Leader, LeaderAddr: st.LeaderAddr, Term: st.Term,
-		CommitIndex: st.CommitIndex, AppliedIndex: st.AppliedIndex, LastSnapshotIndex: st.LastSnapshotIndex,
-		EntriesProposed: st.EntriesProposed, RecordsProposed: st.RecordsProposed,
-	}
-	for _, p := range st.Peers {
-		info.Peers = append(info.Peers, engine.ClusterPeer{ID: p.ID, Addr: p.Addr, Voter: p.Voter})
-	}
-	return info
+	return n.Stats()
 }
 
 // drain turns drain mode on for this node's queues.
@@ -291,6 +256,9 @@ func (ls *leaderServer) drain() {
 
 // start serves q on host:0 and returns that address (raft's OnLeader).
 func (ls *leaderServer) start(q *jobs.Queue) (string, error) {
+	if err := applyPolicies(q, ls.o.policies, ls.log); err != nil {
+		return "", err // the term ends; raft retries while this node leads
+	}
 	ls.mu.Lock()
 	q.SetDraining(ls.draining)
 	ls.mu.Unlock()

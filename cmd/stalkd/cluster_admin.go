@@ -4,33 +4,17 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/rs/zerolog"
-
 	"github.com/stalkd/stalkd/engine"
 	"github.com/stalkd/stalkd/engine/admin"
 	"github.com/stalkd/stalkd/jobs"
-	"github.com/stalkd/stalkd/wal/raft"
+	"github.com/stalkd/stalkd/jobs/cluster"
 )
 
 // clusterAdmin is admin.Cluster for this node: the raft node's view and
 // membership calls, and the queue the node serves while it leads.
 type clusterAdmin struct{ ls *leaderServer }
 
-func (c clusterAdmin) Status() admin.ClusterStatus {
-	info := c.ls.clusterInfo()
-	st := admin.ClusterStatus{
-		ID: info.ID, State: info.State, Leader: info.Leader, LeaderAddr: info.LeaderAddr, Term: info.Term,
-		CommitIndex: info.CommitIndex, AppliedIndex: info.AppliedIndex, LastSnapshotIndex: info.LastSnapshotIndex,
-	}
-	for _, p := range info.Peers {
-		s := admin.ClusterServer{ID: p.ID, Addr: p.Addr, Suffrage: "voter"}
-		if !p.Voter {
-			s.Suffrage = "nonvoter"
-		}
-		st.Servers = append(st.Servers, s)
-	}
-	return st
-}
+func (c clusterAdmin) Status() cluster.Status { return c.ls.clusterInfo() }
 
 // Queue is the queue of the leader's engine while it serves (nil between
 // terms and on a follower).
@@ -43,35 +27,28 @@ func (c clusterAdmin) Queue() *jobs.Queue {
 func (c clusterAdmin) AddVoter(id, addr string) error {
 	n := c.ls.node.Load()
 	if n == nil {
-		return admin.ErrNotLeader
+		return cluster.ErrNotLeader
 	}
-	return adminErr(n.ForwardAddVoter(id, addr))
+	return n.ForwardAddVoter(id, addr)
 }
 
 func (c clusterAdmin) RemoveServer(id string) error {
 	n := c.ls.node.Load()
 	if n == nil {
-		return admin.ErrNotLeader
+		return cluster.ErrNotLeader
 	}
-	return adminErr(n.ForwardRemoveServer(id))
-}
-
-func adminErr(err error) error {
-	if errors.Is(err, raft.ErrNotLeader) {
-		return fmt.Errorf("%w: %w", admin.ErrNotLeader, err)
-	}
-	return err
+	return n.ForwardRemoveServer(id)
 }
 
 // startClusterAdmin starts --admin for a cluster member (nil when off).
-func startClusterAdmin(f adminFlags, ls *leaderServer, log zerolog.Logger) (*adminServer, error) {
+func startClusterAdmin(f adminFlags, ls *leaderServer) (*adminServer, error) {
 	if f.addr == "" {
 		return nil, nil
 	}
 	a := &adminServer{}
 	s, err := admin.Start(admin.Options{
 		Addr: f.addr, Cluster: clusterAdmin{ls}, Version: engine.Version, MetricsMaxTubes: f.maxTubes,
-		Logger: log, Tokens: f.tokens,
+		Logger: f.root, Tokens: f.tokens,
 		Serving: func() error {
 			if a.stopping.Load() {
 				return errors.New("shutting down")

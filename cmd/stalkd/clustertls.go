@@ -6,11 +6,12 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/stalkd/stalkd/engine"
+	"github.com/stalkd/stalkd/engine/tlscert"
 	"github.com/stalkd/stalkd/wal/raft"
 )
 
 // nodeTLSFlags are --raft-tls-cert, --raft-tls-key and --raft-tls-ca: the
-// mutual TLS of a cluster member's node traffic (engine.NodeTLS).
+// mutual TLS of a cluster member's node traffic (tlscert.NodeTLS).
 type nodeTLSFlags struct {
 	Cert, Key, CA string
 }
@@ -54,13 +55,13 @@ func (f nodeTLSFlags) check(clusterMode bool) error {
 
 // load reads the node certificate, key and CA; nil (and a warning) without
 // the flags.
-func (f nodeTLSFlags) load(log zerolog.Logger) (*engine.NodeTLS, error) {
+func (f nodeTLSFlags) load(log zerolog.Logger) (*tlscert.NodeTLS, error) {
 	if !f.given() {
 		log.Warn().Msg("node traffic is unencrypted: raft and the carried client connections run over plain TCP " +
 			"(use --raft-tls-cert, --raft-tls-key and --raft-tls-ca)")
 		return nil, nil
 	}
-	n, err := engine.LoadNodeTLS(f.Cert, f.Key, f.CA)
+	n, err := tlscert.LoadNodeTLS(f.Cert, f.Key, f.CA)
 	if err != nil {
 		return nil, err
 	}
@@ -73,7 +74,7 @@ func (f nodeTLSFlags) load(log zerolog.Logger) (*engine.NodeTLS, error) {
 }
 
 // raftTLS is n for the raft transport (nil: plain TCP).
-func raftTLS(n *engine.NodeTLS) *raft.NodeTLS {
+func raftTLS(n *tlscert.NodeTLS) *raft.NodeTLS {
 	if n == nil {
 		return nil
 	}
@@ -81,7 +82,7 @@ func raftTLS(n *engine.NodeTLS) *raft.NodeTLS {
 }
 
 // frontTLS is n for the front's dials to the leader (nil: plain TCP).
-func frontTLS(n *engine.NodeTLS) *tls.Config {
+func frontTLS(n *tlscert.NodeTLS) *tls.Config {
 	if n == nil {
 		return nil
 	}
@@ -90,7 +91,7 @@ func frontTLS(n *engine.NodeTLS) *tls.Config {
 
 // leaderTLS sets the leader's engine to serve its node port inside n
 // (unchanged without n).
-func leaderTLS(cfg *engine.Config, n *engine.NodeTLS) {
+func leaderTLS(cfg *engine.Config, n *tlscert.NodeTLS) {
 	if n == nil {
 		return
 	}
@@ -100,7 +101,7 @@ func leaderTLS(cfg *engine.Config, n *engine.NodeTLS) {
 // reloadNodeTLS reads the node certificate, key and CA again (SIGHUP):
 // later handshakes, raft's and the front's, use them; on error the old
 // ones stay.
-func reloadNodeTLS(n *engine.NodeTLS, log zerolog.Logger) {
+func reloadNodeTLS(n *tlscert.NodeTLS, log zerolog.Logger) {
 	if n == nil {
 		return
 	}

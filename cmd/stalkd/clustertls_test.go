@@ -17,8 +17,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/stalkd/stalkd/engine"
 	"github.com/stalkd/stalkd/engine/enginetest"
+	"github.com/stalkd/stalkd/engine/tlscert"
 )
 
 // TestNodeTLSFlags: all three --raft-tls-* flags or none, each missing
@@ -172,11 +172,11 @@ func TestClusterNodeTLS(t *testing.T) {
 	procs = append(procs, n4)
 
 	cert, key, _ := ca.Issue(t, "probe")
-	good, err := engine.LoadNodeTLS(cert, key, ca.CAFile)
+	good, err := tlscert.LoadNodeTLS(cert, key, ca.CAFile)
 	require.NoError(t, err)
 	otherCA := enginetest.NewCA(t, "other")
 	ocert, okey, _ := otherCA.Issue(t, "rogue")
-	rogue, err := engine.LoadNodeTLS(ocert, okey, otherCA.CAFile)
+	rogue, err := tlscert.LoadNodeTLS(ocert, okey, otherCA.CAFile)
 	require.NoError(t, err)
 	anon := good.ClientConfig()
 	anon.GetClientCertificate = nil
@@ -238,7 +238,7 @@ func TestClusterNodeTLS(t *testing.T) {
 		assert.True(t, peerRefused(p.raftAddr, good.ClientConfig()), "%s: the old CA's certificate after the rotation", p.id)
 	}
 	ncert, nkey, _ := newCA.Issue(t, "probe2")
-	renewed, err := engine.LoadNodeTLS(ncert, nkey, newCA.CAFile)
+	renewed, err := tlscert.LoadNodeTLS(ncert, nkey, newCA.CAFile)
 	require.NoError(t, err)
 	for _, p := range procs {
 		assert.False(t, peerRefused(p.raftAddr, renewed.ClientConfig()), "%s: the new CA's certificate", p.id)

@@ -25,6 +25,7 @@ type options struct {
 	authTokenFile string       // --auth-token-file (authflags.go)
 	admin         adminFlags   // --admin, --metrics-max-tubes (admin.go)
 	cluster       clusterFlags // --raft-id, --raft-addr, --raft-peers (cluster.go)
+	policies      policySet    // --policies FILE, read and checked (policies.go)
 }
 
 // journalFlags are the persistence flags, handed to openJournal as they are.
@@ -239,5 +240,5 @@ Options:
  -h       show this help
 `, prog, wal.DefaultSyncInterval.Milliseconds(), engine.DefaultPort,
 		engine.DefaultMaxJobSize, engine.MaxJobSizeLimit, wal.DefaultSegmentSize)
-	fmt.Fprint(w, longUsage+tlsUsage+authUsage+adminUsage+clusterUsage+nodeTLSUsage)
+	fmt.Fprint(w, longUsage+tlsUsage+authUsage+adminUsage+clusterUsage+nodeTLSUsage+policiesUsage)
 }

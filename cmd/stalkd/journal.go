@@ -7,6 +7,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/stalkd/stalkd/engine"
+	"github.com/stalkd/stalkd/engine/embed"
 	"github.com/stalkd/stalkd/jobs"
 	"github.com/stalkd/stalkd/wal"
 )
@@ -21,13 +22,6 @@ type journal struct {
 	stats  func() engine.BinlogStats
 	close  func() error
 }
-
-// Segment sizes the log accepts; -s values outside are clamped (the stats
-// document still reports the value given, as the reference does).
-const (
-	minSegmentSize = 4096
-	maxSegmentSize = 1 << 40
-)
 
 // openJournal turns the -b, -f, -F and -s flags into a journal. It runs
 // after the socket is bound and privileges are dropped, before the queue
@@ -44,7 +38,7 @@ func openJournal(o journalFlags, log zerolog.Logger) (journal, error) {
 	l, err := wal.Open(o.Dir, wal.Options{
 		SyncInterval: o.SyncInterval,
 		NoSync:       o.NoSync,
-		SegmentSize:  min(max(size, minSegmentSize), maxSegmentSize),
+		SegmentSize:  wal.ClampSegmentSize(size),
 		Salvage:      o.Salvage,
 		Logger:       log,
 	})
@@ -59,13 +53,7 @@ func openJournal(o journalFlags, log zerolog.Logger) (journal, error) {
 	return journal{
 		j:      l,
 		replay: l.Replay,
-		stats: func() engine.BinlogStats {
-			s := l.Stats()
-			return engine.BinlogStats{
-				OldestIndex: int64(s.OldestIndex), CurrentIndex: int64(s.CurrentIndex),
-				RecordsMigrated: s.Migrated, RecordsWritten: s.Written, MaxSize: size,
-			}
-		},
-		close: l.Close,
+		stats:  func() engine.BinlogStats { return embed.BinlogStats(l, size) },
+		close:  l.Close,
 	}, nil
 }

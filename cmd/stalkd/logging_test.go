@@ -24,10 +24,10 @@ import (
 // TestProcessLog runs the real binary at -VV with a flag that warns, does a
 // put, a reserve and a delete, stops it with SIGTERM and checks the whole
 // log: every line JSON with a microsecond timestamp and a component, the
-// flag warning in the stream, whole command lines in the trace, no job body,
+// flag warning in the stream, one component per line (the admin listener's too), whole command lines in the trace, no job body,
 // no gnet chatter, and a "stopped" line saying what the stop did.
 func TestProcessLog(t *testing.T) {
-	cmd, stderr := stalkd(t, "-l", "127.0.0.1", "-p", "0", "-VV", "-c")
+	cmd, stderr := stalkd(t, "-l", "127.0.0.1", "-p", "0", "-VV", "-c", "--admin", "127.0.0.1:0")
 	var all bytes.Buffer
 	tee := io.TeeReader(stderr, &all)
 	br := bufio.NewReader(tee)
@@ -65,6 +65,7 @@ func TestProcessLog(t *testing.T) {
 		require.NoError(t, json.Unmarshal([]byte(l), &m), "not JSON: %q", l)
 		assert.Regexp(t, stamp, m["time"], "sub-second timestamp: %s", l)
 		assert.NotEmpty(t, m["component"], "component: %s", l)
+		assert.Equal(t, 1, strings.Count(l, `"component":`), "one component per line: %s", l)
 		assert.NotContains(t, strings.ToLower(l), "gnet", l)
 		assert.NotContains(t, l, "secret", "no job body in the log")
 		assert.NotContains(t, l, "%!", "no formatting error")
@@ -118,7 +119,8 @@ func TestWaitServerGone(t *testing.T) {
 	srv, err := engine.Start(context.Background(), engine.Config{Addr: "127.0.0.1:0"})
 	require.NoError(t, err)
 	require.NoError(t, srv.Stop(context.Background()))
-	err = wait(srv, srv.Queue(), make(chan os.Signal), func() {}, zerolog.Nop())
+	d := &daemon{sigs: make(chan os.Signal)}
+	err = d.waitSignals(serving{srv: srv}, zerolog.Nop())
 	require.Error(t, err)
 	assert.Equal(t, "server stopped on its own", err.Error())
 }

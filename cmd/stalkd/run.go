@@ -2,14 +2,10 @@ package main
 
 import (
 	"context"
-	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
-	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -25,31 +21,15 @@ const stopTimeout = 5 * time.Second
 // run serves until a signal stops it, in the reference's order: bind, -u,
 // journal, replay, serve. root is the program's logger, without a component.
 func run(o options, root zerolog.Logger) error {
+	o.admin.root = root
 	if o.cluster.ID != "" {
 		return runCluster(o, root)
 	}
 	log := componentLogger(root, "cmd")
-	if o.journal.Dir != "" {
-		if fi, err := os.Stat(o.journal.Dir); err != nil || !fi.IsDir() {
-			return &exitError{exitWALDir, fmt.Errorf("-b %s: not a directory", o.journal.Dir)}
-		}
-	}
-	sigs, tlsConfig, certs, err := signalsAndTLS(o)
-	defer signal.Stop(sigs)
+	d, err := prelude(&o, log)
+	defer d.stop()
 	if err != nil {
 		return err
-	}
-	hup := func() {}
-	if certs != nil {
-		hup = func() { reloadCerts(certs, log) }
-	}
-	var tokens []string
-	if o.authTokenFile != "" {
-		if tokens, err = readTokens(o.authTokenFile); err != nil {
-			return &exitError{exitUsage, err}
-		}
-		log.Info().Int("tokens", len(tokens)).Msg("token authentication on")
-		o.admin.tokens = tokens
 	}
 	inherited, err := inheritedListener(o, log)
 	if err != nil {
@@ -63,8 +43,8 @@ func run(o options, root zerolog.Logger) error {
 		MaxConns:    maxConns(o.net.maxConns, raiseFileLimit(log)),
 		IdleTimeout: o.net.idleTimeout,
 		TLSAddr:     o.tls.addr,
-		TLSConfig:   tlsConfig,
-		AuthTokens:  tokens,
+		TLSConfig:   d.tlsConfig,
+		AuthTokens:  d.tokens,
 	})
 	if err != nil {
 		return &exitError{exitSocket, err}
@@ -74,7 +54,7 @@ func run(o options, root zerolog.Logger) error {
 		_ = srv.Stop(context.Background())
 		return err
 	}
-	return serve(srv, q, jr, o.admin, sigs, hup, log)
+	return serve(srv, q, jr, o.admin, d, log)
 }
 
 // prepare does what comes between binding and serving: -u, then the
@@ -90,6 +70,9 @@ func prepare(o options, root zerolog.Logger) (*jobs.Queue, journal, error) {
 		return nil, journal{}, err
 	}
 	q, err := newQueue(jr)
+	if err == nil {
+		err = applyPolicies(q, o.policies, componentLogger(root, "cmd"))
+	}
 	if err != nil {
 		_ = jr.close()
 		return nil, journal{}, err
@@ -99,28 +82,7 @@ func prepare(o options, root zerolog.Logger) (*jobs.Queue, journal, error) {
 
 // serve runs the queue's timers and the server until a signal (or a server
 // failure), then stops both and closes the journal.
-// signalsAndTLS ignores SIGPIPE, subscribes a channel to the signals the
-// server obeys (SIGUSR1, SIGTERM, SIGINT, and SIGHUP when there are TLS
-// certificates to reload) and loads the TLS settings. The channel is returned
-// even with an error: the caller stops it.
-func signalsAndTLS(o options) (chan os.Signal, *tls.Config, *engine.CertFiles, error) {
-	signal.Ignore(syscall.SIGPIPE)
-	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, syscall.SIGUSR1, syscall.SIGTERM, syscall.SIGINT)
-	if err := o.tls.check(o.addr == plainOff); err != nil {
-		return sigs, nil, nil, &exitError{exitUsage, err}
-	}
-	tlsConfig, certs, err := o.tls.config()
-	if err != nil {
-		return sigs, nil, nil, err
-	}
-	if certs != nil {
-		signal.Notify(sigs, syscall.SIGHUP)
-	}
-	return sigs, tlsConfig, certs, nil
-}
-
-func serve(srv *engine.Server, q *jobs.Queue, jr journal, af adminFlags, sigs <-chan os.Signal, hup func(), log zerolog.Logger) error {
+func serve(srv *engine.Server, q *jobs.Queue, jr journal, af adminFlags, d *daemon, log zerolog.Logger) error {
 	ctx, stopTimers := context.WithCancel(context.Background())
 	defer stopTimers()
 	timersDone := make(chan struct{})
@@ -129,10 +91,11 @@ func serve(srv *engine.Server, q *jobs.Queue, jr journal, af adminFlags, sigs <-
 	err := srv.Serve(engine.Backend{Queue: q, BinlogStats: jr.stats})
 	var adm *adminServer
 	if err == nil {
-		adm, err = startAdmin(af, srv, q, jr, log)
+		adm, err = startAdmin(af, srv, q, jr)
 	}
 	if err == nil {
-		err = wait(srv, q, sigs, hup, log)
+		err = d.waitSignals(serving{srv: srv, drain: func() { q.SetDraining(true) },
+			drained: "drain mode: new jobs are refused from now on"}, log)
 	}
 	start := time.Now()
 	conns := q.Stats().Connections
@@ -171,31 +134,6 @@ func newQueue(jr journal) (*jobs.Queue, error) {
 		}
 	}
 	return q, nil
-}
-
-// wait handles signals until one asks to stop, or the server dies.
-func wait(srv *engine.Server, q *jobs.Queue, sigs <-chan os.Signal, hup func(), log zerolog.Logger) error {
-	for {
-		select {
-		case sig := <-sigs:
-			if sig == syscall.SIGHUP { // only with --tls
-				hup()
-				continue
-			}
-			if sig == syscall.SIGUSR1 {
-				q.SetDraining(true)
-				log.Info().Msg("drain mode: new jobs are refused from now on")
-				continue
-			}
-			log.Info().Stringer("signal", sig).Msg("stopping")
-			return nil
-		case <-srv.Done():
-			if err := srv.Err(); err != nil {
-				return fmt.Errorf("server failed: %w", err)
-			}
-			return errors.New("server stopped on its own")
-		}
-	}
 }
 
 // plainOff, as -l, turns the plain listener off (with --tls).

@@ -5,7 +5,7 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/stalkd/stalkd/engine"
+	"github.com/stalkd/stalkd/engine/tlscert"
 )
 
 // tlsFlags are --tls ADDR, --tls-cert FILE, --tls-key FILE and
@@ -49,15 +49,15 @@ func (f tlsFlags) check(plainOff bool) error {
 
 // config loads the certificate and builds the listener's TLS settings; nil
 // without --tls.
-func (f tlsFlags) config() (*tls.Config, *engine.CertFiles, error) {
+func (f tlsFlags) config() (*tls.Config, *tlscert.CertFiles, error) {
 	if f.addr == "" {
 		return nil, nil, nil
 	}
-	certs, err := engine.LoadCertFiles(f.cert, f.key)
+	certs, err := tlscert.LoadCertFiles(f.cert, f.key)
 	if err != nil {
 		return nil, nil, err
 	}
-	cfg, err := engine.ServerTLSConfig(certs, f.clientCA)
+	cfg, err := tlscert.ServerTLSConfig(certs, f.clientCA)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -67,7 +67,7 @@ func (f tlsFlags) config() (*tls.Config, *engine.CertFiles, error) {
 // reloadCerts reads the certificate and key again (SIGHUP). New handshakes
 // use the new pair; open connections are left alone; on error the old
 // pair stays.
-func reloadCerts(certs *engine.CertFiles, log zerolog.Logger) {
+func reloadCerts(certs *tlscert.CertFiles, log zerolog.Logger) {
 	if err := certs.Reload(); err != nil {
 		log.Error().Str("component", "tls").Err(err).Msg("keeping the certificate in use")
 		return

@@ -2,9 +2,11 @@ package admin
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/stalkd/stalkd/jobs"
@@ -29,28 +31,22 @@ func (s *Server) session() (*jobs.Session, func()) {
 
 // committed waits until the change numbered seq is durable (as the protocol
 // edge does before replying), writing an error response if it never will
-// be. It polls: actions are rare and off the command path.
+// be. The journal's commit notification wakes it (see commits).
 func (s *Server) committed(ctx context.Context, w http.ResponseWriter, seq uint64) bool {
 	ctx, cancel := context.WithTimeout(ctx, commitWait)
 	defer cancel()
-	pause := 100 * time.Microsecond
-	for {
-		done, err := s.q.Committed(seq)
-		if err != nil {
-			writeError(w, http.StatusServiceUnavailable, "journal", "the journal failed: "+err.Error())
-			return false
-		}
-		if done {
-			return true
-		}
-		select {
-		case <-ctx.Done():
-			writeError(w, http.StatusServiceUnavailable, "journal", "the journal did not commit the change in time")
-			return false
-		case <-time.After(pause):
-		}
-		pause = min(pause*2, 20*time.Millisecond)
+	err := s.commits.waiter(s.q).Wait(ctx, seq, nil)
+	switch {
+	case err == nil:
+		return true
+	case ctx.Err() != nil && errors.Is(err, ctx.Err()):
+		writeError(w, http.StatusServiceUnavailable, "journal", "the journal did not commit the change in time")
+	default:
+		// err is jobs.ErrJournal wrapping the journal's own error: say the latter.
+		writeError(w, http.StatusServiceUnavailable, "journal",
+			"the journal failed: "+strings.TrimPrefix(err.Error(), jobs.ErrJournal.Error()+": "))
 	}
+	return false
 }
 
 // POST /v1/tubes/{tube}/kick?n=N (default 1): kick up to N buried jobs, or

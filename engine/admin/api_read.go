@@ -51,6 +51,7 @@ type tubeJSON struct {
 	PauseSeconds          float64     `json:"pause_seconds"`
 	PauseLeftSeconds      float64     `json:"pause_left_seconds"`
 	OldestReadyAgeSeconds float64     `json:"oldest_ready_age_seconds"`
+	policyFigures
 }
 
 type tubesJSON struct {
@@ -67,7 +68,7 @@ func toTubeJSON(t *jobs.TubeInfo) tubeJSON {
 		Jobs:   stateCounts{Ready: t.Ready, Reserved: t.Reserved, Delayed: t.Delayed, Buried: t.Buried},
 		Urgent: t.Urgent, TotalJobs: t.TotalJobs, Using: t.Using, Watching: t.Watching,
 		Waiting: t.Waiting, Deletes: t.Deletes, Pauses: t.Pauses, Paused: t.Paused,
-		OldestReadyAgeSeconds: t.OldestReady.Seconds(),
+		OldestReadyAgeSeconds: t.OldestReady.Seconds(), policyFigures: policyFiguresOf(t),
 	}
 	if t.Paused {
 		j.PauseSeconds = t.Pause.Seconds()
@@ -102,13 +103,16 @@ func (s *Server) getTubes(w http.ResponseWriter, r *http.Request, _ []string) {
 	for i := range ts.tubes {
 		out.Tubes[i] = toTubeJSON(&ts.tubes[i])
 	}
+	s.addPolicies(out.Tubes)
 	writeJSON(w, http.StatusOK, out)
 }
 
 func (s *Server) getTube(w http.ResponseWriter, r *http.Request, args []string) {
 	ti, ok := s.tube(w, args[0])
 	if ok {
-		writeJSON(w, http.StatusOK, toTubeJSON(&ti))
+		one := []tubeJSON{toTubeJSON(&ti)}
+		s.addPolicies(one)
+		writeJSON(w, http.StatusOK, one[0])
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/stalkd/stalkd/jobs"
+	"github.com/stalkd/stalkd/jobs/cluster"
 )
 
 // Cluster is what a replicated cluster member (the daemon's adapter around
@@ -24,36 +25,13 @@ import (
 //
 // Every method must be safe for concurrent use. AddVoter and RemoveServer
 // block until the change is committed (or fails); they return an error
-// wrapping ErrNotLeader when no leader could take it.
+// wrapping cluster.ErrNotLeader when no leader could take it.
 type Cluster interface {
-	Status() ClusterStatus
+	Status() cluster.Status
 	// Queue is the queue this node serves while it leads; nil otherwise.
 	Queue() *jobs.Queue
 	AddVoter(id, addr string) error
 	RemoveServer(id string) error
-}
-
-// ErrNotLeader is what a Cluster's membership calls wrap on a follower.
-var ErrNotLeader = errors.New("not the leader")
-
-// ClusterStatus is GET /v1/cluster: the facts stats-cluster reports.
-type ClusterStatus struct {
-	ID                string          `json:"id"`
-	State             string          `json:"state"`  // leader, follower, candidate, shutdown
-	Leader            string          `json:"leader"` // id; empty when none is known
-	LeaderAddr        string          `json:"leader_addr"`
-	Term              uint64          `json:"term"`
-	CommitIndex       uint64          `json:"commit_index"`
-	AppliedIndex      uint64          `json:"applied_index"`
-	LastSnapshotIndex uint64          `json:"last_snapshot_index"`
-	Servers           []ClusterServer `json:"servers"`
-}
-
-// ClusterServer is one server of the raft configuration.
-type ClusterServer struct {
-	ID       string `json:"id"`
-	Addr     string `json:"addr"`
-	Suffrage string `json:"suffrage"` // voter or nonvoter
 }
 
 // notLeaderErr is the 421 body: the usual error shape plus the leader.
@@ -85,7 +63,7 @@ func (s *Server) writeNotLeader(w http.ResponseWriter) {
 func (s *Server) getCluster(w http.ResponseWriter, r *http.Request, _ []string) {
 	st := s.opts.Cluster.Status()
 	if st.Servers == nil {
-		st.Servers = []ClusterServer{}
+		st.Servers = []cluster.Server{}
 	}
 	writeJSON(w, http.StatusOK, st)
 }
@@ -137,7 +115,7 @@ func (s *Server) removeServer(w http.ResponseWriter, r *http.Request, args []str
 }
 
 func (s *Server) membershipError(w http.ResponseWriter, err error) {
-	if errors.Is(err, ErrNotLeader) {
+	if errors.Is(err, cluster.ErrNotLeader) {
 		s.writeNotLeader(w)
 		return
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/stalkd/stalkd/jobs"
+	"github.com/stalkd/stalkd/jobs/cluster"
 )
 
 // switchCluster is a Cluster whose leadership a test flips.
@@ -21,17 +22,17 @@ type switchCluster struct {
 	q *atomic.Pointer[jobs.Queue] // nil: a follower
 }
 
-func (c switchCluster) Status() ClusterStatus {
-	st := ClusterStatus{ID: "n1", State: "follower", Leader: "n2", LeaderAddr: "10.0.0.2:11310", Term: 3,
-		Servers: []ClusterServer{{ID: "n1", Addr: "10.0.0.1:11310", Suffrage: "voter"}}}
+func (c switchCluster) Status() cluster.Status {
+	st := cluster.Status{ID: "n1", State: "follower", Leader: "n2", LeaderAddr: "10.0.0.2:11310", Term: 3,
+		Servers: []cluster.Server{{ID: "n1", Addr: "10.0.0.1:11310", Suffrage: cluster.Voter}}}
 	if c.q.Load() != nil {
 		st.State, st.Leader, st.LeaderAddr = "leader", "n1", "10.0.0.1:11310"
 	}
 	return st
 }
 func (c switchCluster) Queue() *jobs.Queue         { return c.q.Load() }
-func (c switchCluster) AddVoter(_, _ string) error { return ErrNotLeader }
-func (c switchCluster) RemoveServer(string) error  { return ErrNotLeader }
+func (c switchCluster) AddVoter(_, _ string) error { return cluster.ErrNotLeader }
+func (c switchCluster) RemoveServer(string) error  { return cluster.ErrNotLeader }
 
 // TestClusterFollowerAndLeader: on a follower the queue endpoints answer
 // 421 not_leader naming the leader, while /v1/cluster, /metrics and

@@ -151,7 +151,9 @@ func (c *collector) tubes(ch chan<- prometheus.Metric, q *jobs.Queue) {
 		}
 		gauge(ch, dTubePauseLeft, left, n)
 		gauge(ch, dTubeOldest, t.OldestReady.Seconds(), n)
+		policyCounters(ch, t)
 	}
+	policyCount(ch, q)
 }
 
 func (c *collector) wal(ch chan<- prometheus.Metric, w WALStats) {

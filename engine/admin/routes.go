@@ -86,6 +86,9 @@ func (s *Server) apiRoutes() []route {
 		{[]string{"tubes", "*", "clear"}, map[string]apiHandler{post: s.clearTube}},
 		{[]string{"jobs", "*"}, map[string]apiHandler{get: s.getJob, http.MethodDelete: s.deleteJob}},
 		{[]string{"jobs", "*", "kick"}, map[string]apiHandler{post: s.kickJob}},
+		{[]string{"policies"}, map[string]apiHandler{get: s.getPolicies}},
+		{[]string{"tubes", "*", "policy"}, map[string]apiHandler{get: s.getPolicy,
+			http.MethodPut: s.putPolicy, http.MethodDelete: s.deletePolicy}},
 	}
 	if s.opts.Cluster != nil {
 		rs = append(rs,

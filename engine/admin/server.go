@@ -34,6 +34,7 @@ type Server struct {
 	hist    *history
 	handler http.Handler
 
+	commits   *commits   // shared by the per-request copies
 	stopOnce  *sync.Once // a pointer: api copies the Server per request
 	stopHist  context.CancelFunc
 	serveDone chan struct{}
@@ -65,6 +66,7 @@ func newServer(opts Options, ln net.Listener, isUnix bool) *Server {
 		tokens:    token.NewSet(opts.Tokens),
 		serveDone: make(chan struct{}),
 		stopOnce:  new(sync.Once),
+		commits:   new(commits),
 	}
 	s.reg = newRegistry(s)
 	s.hist = newHistory(historySize)

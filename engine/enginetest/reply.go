@@ -3,6 +3,7 @@ package enginetest
 import (
 	"bufio"
 	"errors"
+	"github.com/stalkd/stalkd/codec"
 	"io"
 	"net"
 	"strconv"
@@ -49,23 +50,6 @@ func (r Reply) WithBody(body []byte) Reply {
 	return r
 }
 
-// bodySize reports whether a reply line announces a body (RESERVED <id> <n>,
-// FOUND <id> <n>, OK <n>) and its size.
-func bodySize(head string) (int, bool) {
-	f := strings.Split(head, " ")
-	switch {
-	case len(f) == 3 && (f[0] == "RESERVED" || f[0] == "FOUND"):
-	case len(f) == 2 && f[0] == "OK":
-	default:
-		return 0, false
-	}
-	n, err := strconv.ParseUint(f[len(f)-1], 10, 31)
-	if err != nil {
-		return 0, false
-	}
-	return int(n), true
-}
-
 // ReadReply reads one complete reply: a line ending in CRLF and, when the
 // line announces one, a body of that many bytes followed by CRLF. Anything
 // else becomes a pseudo-reply (see Reply.Note); the caller stops reading
@@ -79,7 +63,7 @@ func ReadReply(br *bufio.Reader) Reply {
 		return Reply{Head: line, Note: "line ends in a bare LF"}
 	}
 	head := line[:len(line)-2]
-	n, ok := bodySize(head)
+	n, ok := codec.ReplyBodySize(head)
 	if !ok {
 		return Reply{Head: head}
 	}
@@ -145,7 +129,7 @@ func SplitReplies(s string) []string {
 			return append(r, s)
 		}
 		n := i + 2
-		if size, ok := bodySize(s[:i]); ok {
+		if size, ok := codec.ReplyBodySize(s[:i]); ok {
 			n = min(len(s), n+size+2)
 		}
 		r, s = append(r, s[:n]), s[n:]

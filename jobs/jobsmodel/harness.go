@@ -171,6 +171,13 @@ func (h *Harness) apply(op Op) (got, want Reply, ok bool) {
 	case Clear:
 		n, _, err := h.Q.ClearTube([]byte(op.Tube))
 		return Reply{N: n, Err: err}, m.ClearTube(op.Tube), true
+	case SetPolicy:
+		err := h.Q.SetPolicy(op.Tube, policies[op.N])
+		var pe *jobs.PolicyError
+		if errors.As(err, &pe) {
+			err = errPolicy
+		}
+		return Reply{Err: err}, m.SetPolicy(op.Tube, policies[op.N]), true
 	case List:
 		st := listStates[op.N]
 		ids, err := h.Q.ListJobs([]byte(op.Tube), st, int(op.ID), op.Size, nil)

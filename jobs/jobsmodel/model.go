@@ -28,6 +28,7 @@ type Model struct {
 	timeouts, total uint64
 	connections     uint64
 	draining        bool
+	policies        map[string]jobs.Policy
 }
 
 type mjob struct {
@@ -53,8 +54,9 @@ type mtube struct {
 	unpauseAt int64
 
 	totalJobs, deletes, pauses uint64
-	waiters                    []int // the reference's "ms" set of waiting sessions
-	last                       int   // its round-robin cursor
+	policyCounters
+	waiters []int // the reference's "ms" set of waiting sessions
+	last    int   // its round-robin cursor
 }
 
 // Session wait states.

@@ -24,6 +24,10 @@ func (m *Model) Put(s int, pri uint32, delay, ttr time.Duration, body string) Re
 	if m.draining {
 		return Reply{ID: id, Err: jobs.ErrDraining}
 	}
+	if m.full(ss.use) {
+		m.tube(ss.use).refusedFull++
+		return Reply{ID: id, Err: jobs.ErrQueueFull}
+	}
 	j := &mjob{id: id, tube: ss.use, body: body, pri: pri, delay: int64(delay),
 		ttr: max(int64(ttr), second), created: m.now, reserver: -1}
 	m.jobs[id] = j
@@ -96,6 +100,10 @@ func (m *Model) Release(s int, id uint64, pri uint32, delay time.Duration) Reply
 	j := m.own(s, id)
 	if j == nil {
 		return Reply{Err: jobs.ErrNotFound}
+	}
+	if m.exhausted(j) {
+		m.retire(j, false)
+		return Reply{}
 	}
 	j.pri, j.delay = pri, int64(delay)
 	j.releases++

@@ -63,7 +63,7 @@ func (m *Model) StatsTube(name string) (jobs.TubeStats, error) {
 		return jobs.TubeStats{}, jobs.ErrNotFound
 	}
 	ts := jobs.TubeStats{Name: name, TotalJobs: t.totalJobs, Deletes: t.deletes, Pauses: t.pauses,
-		Waiting: int64(len(t.waiters))}
+		Waiting: int64(len(t.waiters)), DeadLettered: t.deadLettered, RefusedFull: t.refusedFull}
 	for _, j := range m.jobs {
 		if j.tube != name {
 			continue

@@ -55,8 +55,12 @@ func (m *Model) fireJobs() {
 		case j.state == jobs.Delayed && j.deadline <= m.now:
 			m.makeReady(j)
 		case j.state == jobs.Reserved && j.deadline < m.now:
-			j.timeouts++
 			m.timeouts++
+			if m.exhausted(j) {
+				m.retire(j, true)
+				continue
+			}
+			j.timeouts++
 			m.makeReady(j)
 		}
 	}

@@ -37,12 +37,13 @@ const (
 	CancelWait
 	Clear
 	List
+	SetPolicy
 	NumKinds
 )
 
 var kindNames = [NumKinds]string{"put", "reserve", "reserve-job", "take", "delete", "release", "bury",
 	"touch", "kick", "kick-job", "peek", "peek-ready", "peek-delayed", "peek-buried", "use", "watch",
-	"ignore", "pause-tube", "advance", "close", "drain", "next-id", "cancel-wait", "clear-tube", "list-jobs"}
+	"ignore", "pause-tube", "advance", "close", "drain", "next-id", "cancel-wait", "clear-tube", "list-jobs", "set-policy"}
 
 func (k Kind) String() string { return kindNames[k] }
 
@@ -86,6 +87,8 @@ func (o Op) String() string {
 		return fmt.Sprintf("list-jobs %q %v offset=%d count=%d", o.Tube, listStates[o.N], o.ID, o.Size)
 	case Advance:
 		return fmt.Sprintf("advance %v", o.D)
+	case SetPolicy:
+		return fmt.Sprintf("set-policy %q %+v", o.Tube, policies[o.N])
 	}
 	return fmt.Sprintf("s%d %v", o.Slot, o.Kind)
 }
@@ -102,6 +105,20 @@ var (
 	steps    = []time.Duration{0, 1, time.Millisecond, 500 * time.Millisecond, 999 * time.Millisecond,
 		time.Second, time.Second + 1, 2 * time.Second, 5 * time.Second, 30 * time.Second}
 )
+
+// policies are the policies set-policy sets (Op.N indexes them): removal,
+// a cap, burials, dead letters (one to a tube that may be the one set, a
+// policy error), both together.
+var policies = [...]jobs.Policy{
+	{},
+	{MaxReady: 2},
+	{MaxReserves: 1},
+	{MaxReserves: 2, DeadLetter: "b"},
+	{MaxReserves: 1, DeadLetter: "c", MaxReady: 3},
+	{MaxReserves: 2, DeadLetter: "default"},
+	{MaxReserves: 3, DeadLetter: "a", MaxReady: 1},
+	{DeadLetter: "a"}, // refused: no max_reserves
+}
 
 // listStates are the states list-jobs is asked for, indexed by Op.N; the
 // zero State is not one, and must be refused.
@@ -136,6 +153,8 @@ func (h *Harness) DecodeOp(tape []byte) (Op, []byte, bool) {
 		op.D = steps[pick(len(steps), a3)]
 	case List:
 		op.ID, op.Size = uint64(a1%4), 1+a3%5 // offset, count
+	case SetPolicy:
+		op.N = uint32(a3 % len(policies))
 	}
 	return op, tape[5:], true
 }
@@ -156,6 +175,7 @@ var weights = [NumKinds]int{
 	Put: 14, Reserve: 12, ReserveJob: 3, Take: 0, Delete: 9, Release: 6, Bury: 4, Touch: 3, Kick: 3,
 	KickJob: 2, Peek: 2, PeekReady: 2, PeekDelayed: 1, PeekBuried: 1, Use: 4, Watch: 4, Ignore: 3,
 	Pause: 2, Advance: 12, Close: 1, Drain: 1, SpendID: 1, CancelWait: 1, Clear: 1, List: 3,
+	SetPolicy: 2,
 }
 
 // RandomOp draws an operation. A slot waiting in reserve mostly takes its

@@ -15,6 +15,7 @@ import (
 
 	"github.com/stalkd/stalkd/engine/enginetest"
 	"github.com/stalkd/stalkd/jobs"
+	"github.com/stalkd/stalkd/jobs/cluster"
 )
 
 // TestClusterBasics: three nodes elect a leader; a put committed through it
@@ -34,7 +35,7 @@ func TestClusterBasics(t *testing.T) {
 	st := c.node(li).Stats()
 	assert.Equal(t, "leader", st.State)
 	assert.Equal(t, c.nodes[li].id, st.Leader)
-	assert.Len(t, st.Peers, 3)
+	assert.Len(t, st.Servers, 3)
 	assert.Positive(t, st.Term)
 	assert.GreaterOrEqual(t, st.AppliedIndex, uint64(2))
 	fi := (li + 1) % 3
@@ -117,20 +118,20 @@ func TestClusterMembership(t *testing.T) {
 	}
 	ln := c.node(li)
 	fi := (li + 1) % 3
-	assert.ErrorIs(t, c.node(fi).AddVoter("x", "y"), ErrNotLeader)
+	assert.ErrorIs(t, c.node(fi).AddVoter("x", "y"), cluster.ErrNotLeader)
 
 	enginetest.Eventually(t, "a snapshot on the leader", func() bool { return ln.Stats().LastSnapshotIndex > 0 })
 	ni := c.addNode()
 	c.start(ni, nil)
 	require.NoError(t, ln.AddVoter(c.nodes[ni].id, string(c.nodes[ni].addr)))
 	enginetest.Eventually(t, "the new node to catch up", func() bool { return sameImage(c.image(li), c.image(ni)) })
-	assert.Len(t, ln.Stats().Peers, 4)
+	assert.Len(t, ln.Stats().Servers, 4)
 	assert.Equal(t, "m299", string(c.image(ni)[last].Body))
 	assert.Positive(t, c.node(ni).Stats().LastSnapshotIndex, "caught up from an installed snapshot")
 
 	// A follower loses its disk: out, wiped, back in.
 	require.NoError(t, ln.RemoveServer(c.nodes[fi].id))
-	assert.Len(t, ln.Stats().Peers, 3)
+	assert.Len(t, ln.Stats().Servers, 3)
 	c.kill(fi)
 	c.wipe(fi)
 	c.start(fi, nil)
@@ -143,7 +144,7 @@ func TestClusterMembership(t *testing.T) {
 		img := c.image(fi)
 		return string(img[id].Body) == "after" && sameImage(c.image(li), img)
 	})
-	assert.Len(t, ln.Stats().Peers, 4)
+	assert.Len(t, ln.Stats().Servers, 4)
 }
 
 // TestClusterModel drives puts, deletes and reserve+deletes through

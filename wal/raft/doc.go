@@ -63,7 +63,7 @@
 // NetworkTransport over a StreamLayer of ours (tls.go) that accepts and
 // dials inside TLS: a peer without a certificate the cluster's CA signed
 // never reaches raft. The daemon builds both tls.Configs from
-// engine.NodeTLS (TLS 1.3, the chain verified against the CA, no name
+// tlscert.NodeTLS (TLS 1.3, the chain verified against the CA, no name
 // check, reloaded on SIGHUP); README.md is the operator's guide.
 //
 // # Time is the leader's
@@ -104,7 +104,7 @@
 //
 // # Forwarding
 //
-// Every node accepts beanstalk clients on its client port, an engine.Front:
+// Every node accepts beanstalk clients on its client port, a front.Front (package engine/front):
 // each connection's commands are carried to the engine the leader runs for
 // its term (bound on the raft host, port 0) and the replies carried back,
 // so a client of any node gets the leader's exact replies. Config.OnLeader

@@ -25,6 +25,11 @@ import (
 //	    uvarint reserves, timeouts, releases, buries, kicks
 //	  put only: uvarint len(tube), tube, uvarint len(body)+2, body, "\r\n"
 //	    (the CRLF is on disk though jobs.Record.Body, the job data, lacks it)
+//	  kind 6 policy (no id): a tube's policy as package wal writes it
+//	    (wal/internal/fields.AppendPolicy: tube, removed or the fields, and
+//	    each schedule's last fire time)
+//	  kind 7 scheduled put: a put's fields (as kind 1, from the id on), then
+//	    uvarint sched (the schedule's number plus one), varint schedAt
 //
 // The fields are those of wal's records, but the numbers are this format's
 // own (pinned here, not jobs' constants), a reserved state is legal (raft
@@ -40,6 +45,11 @@ const (
 	kindDelete = 3
 	kindClear  = 4
 	kindPause  = 5
+	// kindPolicy and kindSchedPut came with tube policies: an older binary
+	// refuses them (and so stops applying), so a cluster upgrades every
+	// node before it sets its first policy.
+	kindPolicy   = 6
+	kindSchedPut = 7
 )
 
 var stateCode = [...]byte{jobs.Ready: 1, jobs.Reserved: 2, jobs.Delayed: 3, jobs.Buried: 4}
@@ -55,6 +65,11 @@ func appendRecord(dst []byte, rec *jobs.Record) []byte {
 	switch rec.Kind {
 	case jobs.RecPut:
 		kind = kindPut
+		if rec.Sched != 0 {
+			kind = kindSchedPut
+		}
+	case jobs.RecPolicy:
+		return fields.AppendPolicy(append(dst, kindPolicy), rec)
 	case jobs.RecUpdate:
 		kind = kindUpdate
 	case jobs.RecPause:
@@ -82,7 +97,11 @@ func appendRecord(dst []byte, rec *jobs.Record) []byte {
 	if int(rec.State) < len(stateCode) {
 		st = stateCode[rec.State]
 	}
-	return fields.AppendJob(append(dst, st), rec)
+	dst = fields.AppendJob(append(dst, st), rec)
+	if kind == kindSchedPut {
+		dst = fields.AppendSched(dst, rec)
+	}
+	return dst
 }
 
 // encodeEntry returns the entry data of a batch of records.
@@ -98,7 +117,11 @@ func encodeEntry(recs []jobs.Record, sizeHint int) []byte {
 
 // recordSizeHint is about len(appendRecord(nil, rec)), never less.
 func recordSizeHint(rec *jobs.Record) int {
-	return 1 + 10 + 1 + 5 + 4*10 + 5*5 + 2*5 + len(rec.Tube) + fields.BodyFieldLen(len(rec.Body)) + 10*len(rec.IDs)
+	n := 1 + 10 + 1 + 5 + 4*10 + 5*5 + 2*5 + len(rec.Tube) + fields.BodyFieldLen(len(rec.Body)) + 10*len(rec.IDs)
+	if rec.Kind == jobs.RecPolicy {
+		n = 1 + fields.PolicySize(rec)
+	}
+	return n
 }
 
 // decodeEntry calls fn for each record of the entry data b. Tube and Body
@@ -134,9 +157,17 @@ type decoder struct {
 }
 
 func (d *decoder) record(r *jobs.Record) {
-	switch d.Byte() {
-	case kindPut:
+	kind := d.Byte()
+	switch kind {
+	case kindPut, kindSchedPut:
 		r.Kind = jobs.RecPut
+	case kindPolicy:
+		r.Kind = jobs.RecPolicy
+		d.Policy(r)
+		if d.Err == nil && !fields.ValidPolicy(r) {
+			d.Fail()
+		}
+		return
 	case kindUpdate:
 		r.Kind = jobs.RecUpdate
 	case kindDelete:
@@ -194,5 +225,8 @@ func (d *decoder) record(r *jobs.Record) {
 			r.Body = make([]byte, len(body)) // exactly the data: not nil, even when empty
 			copy(r.Body, body)
 		}
+	}
+	if kind == kindSchedPut {
+		d.Sched(r)
 	}
 }

@@ -52,7 +52,13 @@ func TestEntryGoldenEveryKind(t *testing.T) {
 		"0101" + "0307",
 		"0101" + "04" + "03" + "03" + "01" + "ac02",
 		"0101" + "05" + "06656d61696c73" + "80e0ba84bf03" + "80e08ae785c3ce972f",
+		// tube policies: a policy, and a scheduled put (kinds 6 and 7)
+		"0101" + "06" + "06656d61696c73" + "01" + "03" + "0464656164" + "0a" + "000000000000e03f" + "01" +
+			"0940657665727920316d" + "0178" + "02" + "05" + "8080d0e2c6bfce972f",
+		"0101" + "07" + "08" + "01" + "02" + "00" + "80c8afa025" + "82e08ae785c3ce972f" + "00" + "0000000000" +
+			"06656d61696c73" + "03780d0a" + "01" + "80e08ae785c3ce972f",
 	}
+	recs = append(recs, policyRecords()[:2]...)
 	require.Len(t, want, len(recs))
 	kinds := map[jobs.RecordKind]bool{}
 	for i := range recs {
@@ -64,7 +70,7 @@ func TestEntryGoldenEveryKind(t *testing.T) {
 		kinds[recs[i].Kind] = true
 	}
 	assert.Equal(t, map[jobs.RecordKind]bool{jobs.RecPut: true, jobs.RecUpdate: true, jobs.RecDelete: true,
-		jobs.RecClear: true, jobs.RecPause: true}, kinds, "every kind of record the log carries")
+		jobs.RecClear: true, jobs.RecPause: true, jobs.RecPolicy: true}, kinds, "every kind of record the log carries")
 	for k := range 256 {
 		rec := jobs.Record{Kind: jobs.RecordKind(k), ID: 1, Tube: "t", State: jobs.Ready, Delay: time.Second, Body: []byte{}}
 		err := decodeEntry(encodeEntry([]jobs.Record{rec}, 0), nil, func(r *jobs.Record) error {

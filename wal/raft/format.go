@@ -52,13 +52,15 @@ func DecodeAnnouncement(data []byte) (string, Announcement, error) {
 }
 
 // Snapshot is what a snapshot holds: the highest job id ever logged, the
-// live jobs (puts, by id), the tubes' pauses (by tube) and where each node
-// last served clients as leader.
+// live jobs (puts, by id), the tubes' pauses (by tube), where each node
+// last served clients as leader, and the tubes' policies (RecPolicy
+// records with their schedules' progress, by tube).
 type Snapshot struct {
 	MaxID     uint64
 	Jobs      []jobs.Record
 	Pauses    []jobs.Record
 	Announced map[string]Announcement
+	Policies  []jobs.Record
 }
 
 // EncodeSnapshot returns the bytes a node persists for s (before
@@ -71,6 +73,9 @@ func EncodeSnapshot(s Snapshot) []byte {
 	}
 	for id, a := range s.Announced {
 		snap.announced[id] = announce{term: a.Term, addr: a.Addr}
+	}
+	for i := range s.Policies {
+		snap.policies = append(snap.policies, &s.Policies[i])
 	}
 	sink := &bufferSink{}
 	_ = snap.Persist(sink) // writes to memory: cannot fail
@@ -96,6 +101,10 @@ func DecodeSnapshot(data []byte) (Snapshot, error) {
 	for id, a := range st.announced {
 		s.Announced[id] = Announcement{Term: a.term, Addr: a.addr}
 	}
+	for _, p := range st.policies {
+		s.Policies = append(s.Policies, *p)
+	}
+	slices.SortFunc(s.Policies, func(a, b jobs.Record) int { return cmp.Compare(a.Tube, b.Tube) })
 	return s, nil
 }
 

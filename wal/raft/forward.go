@@ -11,6 +11,7 @@ import (
 	"time"
 
 	hraft "github.com/hashicorp/raft"
+	"github.com/stalkd/stalkd/jobs/cluster"
 )
 
 // Forwarded membership changes. Only the leader may change the voter set;
@@ -45,7 +46,7 @@ type forwardResp struct {
 // ForwardAddVoter is AddVoter asked of any node: this node carries it out
 // if it leads, else the leader does (forwarded over its raft port). It
 // returns once the change is committed and, on a follower, once this node's
-// configuration shows it (bounded by ApplyTimeout). ErrNotLeader: no leader
+// configuration shows it (bounded by ApplyTimeout). cluster.ErrNotLeader: no leader
 // is known, or leadership moved while the change was under way; retry.
 func (n *Node) ForwardAddVoter(id, addr string) error {
 	return n.forwardChange(forwardReq{Op: "add-voter", ID: id, Addr: addr})
@@ -59,7 +60,7 @@ func (n *Node) ForwardRemoveServer(id string) error {
 
 func (n *Node) forwardChange(req forwardReq) error {
 	err := n.localChange(req)
-	if !errors.Is(err, ErrNotLeader) || n.stream == nil {
+	if !errors.Is(err, cluster.ErrNotLeader) || n.stream == nil {
 		return err
 	}
 	leaderAddr, leaderID := n.raft.LeaderWithID()
@@ -75,7 +76,7 @@ func (n *Node) forwardChange(req forwardReq) error {
 	return nil
 }
 
-// localChange carries out req if this node leads (else ErrNotLeader).
+// localChange carries out req if this node leads (else cluster.ErrNotLeader).
 func (n *Node) localChange(req forwardReq) error {
 	switch req.Op {
 	case "add-voter":
@@ -104,7 +105,7 @@ func (n *Node) sendChange(addr string, req forwardReq) error {
 	}
 	switch {
 	case resp.NotLeader:
-		return fmt.Errorf("%w: %s no longer leads (%s)", ErrNotLeader, addr, resp.Error)
+		return fmt.Errorf("%w: %s no longer leads (%s)", cluster.ErrNotLeader, addr, resp.Error)
 	case resp.Error != "":
 		return fmt.Errorf("raft: the leader at %s: %s", addr, resp.Error)
 	}
@@ -121,7 +122,7 @@ func (n *Node) serveForward(c net.Conn, r *bufio.Reader) {
 	if err := readJSONLine(r, &req); err != nil {
 		resp.Error = "bad request: " + err.Error()
 	} else if err := n.localChange(req); err != nil {
-		resp.Error, resp.NotLeader = err.Error(), errors.Is(err, ErrNotLeader)
+		resp.Error, resp.NotLeader = err.Error(), errors.Is(err, cluster.ErrNotLeader)
 	} else {
 		n.log.Info().Str("op", req.Op).Str("peer", req.ID).Str("remote_addr", c.RemoteAddr().String()).
 			Msg("membership change carried out for a follower")

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/stalkd/stalkd/engine/enginetest"
+	"github.com/stalkd/stalkd/jobs/cluster"
 )
 
 // servers lists the ids in n's raft configuration.
@@ -49,7 +50,7 @@ func TestForwardMembership(t *testing.T) {
 		b, _ := f2.Leader()
 		return a != "" && b != ""
 	})
-	assert.ErrorIs(t, f1.AddVoter("x", "127.0.0.1:1"), ErrNotLeader, "AddVoter is the leader's")
+	assert.ErrorIs(t, f1.AddVoter("x", "127.0.0.1:1"), cluster.ErrNotLeader, "AddVoter is the leader's")
 
 	extra := Peer{ID: "n3", Addr: freeTCPAddr(t)}
 	n3 := openTLSNode(t, ca, extra, nil)

@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -87,7 +89,11 @@ func (f *fsm) Snapshot() (hraft.FSMSnapshot, error) {
 	for _, p := range f.st.pauses {
 		pauses = append(pauses, p)
 	}
-	return &snapshot{recs: recs, maxID: f.st.maxID, announced: ann, pauses: pauses}, nil
+	policies := make([]*jobs.Record, 0, len(f.st.policies))
+	for _, p := range f.st.policies {
+		policies = append(policies, p)
+	}
+	return &snapshot{recs: recs, maxID: f.st.maxID, announced: ann, pauses: pauses, policies: policies}, nil
 }
 
 // Restore implements hraft.FSM: it replaces the state with a snapshot's.
@@ -116,13 +122,17 @@ type snapshot struct {
 	maxID     uint64
 	announced map[string]announce
 	pauses    []jobs.Record
+	policies  []*jobs.Record // immutable records, like recs
 }
 
 // Snapshot layout: the magic, uvarint maxID, uvarint count, then count
 // times uvarint len + one record (always a put) in the entry encoding, then
 // uvarint count of announcements, each an announce entry's data preceded
 // by its uvarint length, then uvarint count of pauses, each a pause record
-// preceded by its uvarint length.
+// preceded by its uvarint length; then, only if some tube has a policy,
+// uvarint count of policies, each a policy record preceded by its uvarint
+// length (a snapshot without policies is what builds before policies wrote,
+// and they can still read it).
 // hashicorp/raft's file snapshot store adds a CRC-64 of the whole.
 const snapMagic = "stalkd-snap-1\n"
 
@@ -158,6 +168,15 @@ func (s *snapshot) Persist(sink hraft.SnapshotSink) error {
 			e := appendRecord(nil, &s.pauses[i])
 			buf = binary.AppendUvarint(buf, uint64(len(e)))
 			buf = append(buf, e...)
+		}
+		if len(s.policies) > 0 {
+			slices.SortFunc(s.policies, func(a, b *jobs.Record) int { return strings.Compare(a.Tube, b.Tube) })
+			buf = binary.AppendUvarint(buf, uint64(len(s.policies)))
+			for _, p := range s.policies {
+				e := appendRecord(nil, p)
+				buf = binary.AppendUvarint(buf, uint64(len(e)))
+				buf = append(buf, e...)
+			}
 		}
 		_, err = w.Write(buf)
 	}
@@ -205,10 +224,22 @@ func readSnapshot(r *bufio.Reader) (state, error) {
 	if err != nil {
 		return st, err
 	}
-	if _, err = readItems(r, buf, 1<<16, func(b []byte) error {
+	if buf, err = readItems(r, buf, 1<<16, func(b []byte) error {
 		rec, err := decodeSnapRecord(b, jobs.RecPause)
 		if err == nil {
 			st.pauses[rec.Tube] = rec
+		}
+		return err
+	}); err != nil {
+		return st, err
+	}
+	if _, err := r.Peek(1); err == io.EOF {
+		return st, nil // no policies
+	}
+	if _, err = readItems(r, buf, 1<<24, func(b []byte) error {
+		rec, err := decodeSnapRecord(b, jobs.RecPolicy)
+		if err == nil {
+			st.policies[rec.Tube] = &rec
 		}
 		return err
 	}); err != nil {

@@ -5,22 +5,20 @@ import (
 	"fmt"
 
 	hraft "github.com/hashicorp/raft"
-)
 
-// ErrNotLeader: a membership change was asked of a node that does not lead;
-// ask the leader (Leader names it).
-var ErrNotLeader = errors.New("raft: not the leader")
+	"github.com/stalkd/stalkd/jobs/cluster"
+)
 
 // AddVoter adds the node id, reachable at its raft address addr, to the
 // cluster as a voter, and waits until the change is committed. It must run
-// on the leader (else ErrNotLeader). The new node starts with an empty -b
+// on the leader (else cluster.ErrNotLeader; ask the leader, which Leader names). The new node starts with an empty -b
 // directory and no --raft-peers, and catches up from the leader (a
 // snapshot, then the log).
 // Adding a node that is already a member with the same address does
 // nothing; with another address it moves it.
 func (n *Node) AddVoter(id, addr string) error {
 	if n.raft.State() != hraft.Leader {
-		return ErrNotLeader
+		return cluster.ErrNotLeader
 	}
 	f := n.raft.AddVoter(hraft.ServerID(id), hraft.ServerAddress(addr), 0, n.cfg.ApplyTimeout)
 	if err := f.Error(); err != nil {
@@ -38,7 +36,7 @@ func (n *Node) AddVoter(id, addr string) error {
 // bootstrap.go), then AddVoter.
 func (n *Node) RemoveServer(id string) error {
 	if n.raft.State() != hraft.Leader {
-		return ErrNotLeader
+		return cluster.ErrNotLeader
 	}
 	if err := n.raft.RemoveServer(hraft.ServerID(id), 0, n.cfg.ApplyTimeout).Error(); err != nil {
 		return fmt.Errorf("raft: remove %s: %w", id, notLeader(err))
@@ -47,10 +45,10 @@ func (n *Node) RemoveServer(id string) error {
 	return nil
 }
 
-// notLeader maps raft's "leadership lost" errors to ErrNotLeader.
+// notLeader maps raft's "leadership lost" errors to cluster.ErrNotLeader.
 func notLeader(err error) error {
 	if errors.Is(err, hraft.ErrNotLeader) || errors.Is(err, hraft.ErrLeadershipLost) {
-		return fmt.Errorf("%w (%w)", ErrNotLeader, err)
+		return fmt.Errorf("%w (%w)", cluster.ErrNotLeader, err)
 	}
 	return err
 }

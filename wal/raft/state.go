@@ -20,11 +20,15 @@ type state struct {
 	// pauses: the latest pause of each tube (RecPause records), dropped
 	// once a later pause starts after it ended.
 	pauses map[string]jobs.Record
+	// policies: the latest policy record of each tube, its Fired advanced
+	// by the scheduled puts applied since (a record of its own, never
+	// modified once stored: a snapshot may hold it).
+	policies map[string]*jobs.Record
 }
 
 func newState() state {
 	return state{jobs: make(map[uint64]*jobs.Record), announced: make(map[string]announce),
-		pauses: make(map[string]jobs.Record)}
+		pauses: make(map[string]jobs.Record), policies: make(map[string]*jobs.Record)}
 }
 
 // apply applies one committed record. rec's Tube and Body must be owned by
@@ -40,9 +44,23 @@ func (s *state) apply(rec *jobs.Record) {
 			}
 		}
 		s.pauses[rec.Tube] = *rec
+	case jobs.RecPolicy:
+		if rec.Policy == nil {
+			delete(s.policies, rec.Tube)
+			return
+		}
+		r := *rec
+		pr := *rec.Policy
+		pr.Fired = make([]int64, len(pr.Schedule))
+		copy(pr.Fired, rec.Policy.Fired)
+		r.Policy = &pr
+		s.policies[rec.Tube] = &r
 	case jobs.RecPut:
 		r := *rec
 		s.jobs[rec.ID] = &r
+		if rec.Sched != 0 {
+			s.advanceSchedule(rec)
+		}
 	case jobs.RecUpdate:
 		old := s.jobs[rec.ID]
 		if old == nil {
@@ -59,6 +77,21 @@ func (s *state) apply(rec *jobs.Record) {
 			s.remove(id)
 		}
 	}
+}
+
+// advanceSchedule notes that a scheduled put stands for its schedule's
+// time rec.SchedAt.
+func (s *state) advanceSchedule(rec *jobs.Record) {
+	p := s.policies[rec.Tube]
+	if p == nil || int(rec.Sched) > len(p.Policy.Fired) || p.Policy.Fired[rec.Sched-1] >= rec.SchedAt {
+		return
+	}
+	pr := *p.Policy
+	pr.Fired = append([]int64(nil), pr.Fired...)
+	pr.Fired[rec.Sched-1] = rec.SchedAt
+	r := *p
+	r.Policy = &pr
+	s.policies[rec.Tube] = &r
 }
 
 func (s *state) remove(id uint64) {
@@ -102,6 +135,11 @@ func (s *state) restoreInto(q *jobs.Queue) error {
 	}
 	for _, p := range s.pauses {
 		if err := q.RestorePause(p.Tube, p.Delay, p.Deadline); err != nil {
+			return err
+		}
+	}
+	for _, p := range s.policies {
+		if err := q.RestorePolicy(p.Tube, p.Policy.Policy, p.Policy.Fired); err != nil {
 			return err
 		}
 	}

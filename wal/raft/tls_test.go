@@ -10,8 +10,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/stalkd/stalkd/engine"
 	"github.com/stalkd/stalkd/engine/enginetest"
+	"github.com/stalkd/stalkd/engine/tlscert"
 	"github.com/stalkd/stalkd/jobs"
 )
 
@@ -19,7 +19,7 @@ import (
 // stalkd's --raft-tls-* flags.
 func nodeTLS(t *testing.T, ca *enginetest.CA, name string) *NodeTLS {
 	cert, key, _ := ca.Issue(t, name)
-	n, err := engine.LoadNodeTLS(cert, key, ca.CAFile)
+	n, err := tlscert.LoadNodeTLS(cert, key, ca.CAFile)
 	require.NoError(t, err)
 	return &NodeTLS{Server: n.ServerConfig(), Client: n.ClientConfig()}
 }

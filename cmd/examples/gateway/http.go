@@ -11,7 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/stalkd/stalkd/engine"
+	"github.com/stalkd/stalkd/engine/embed"
 )
 
 // requestTimeout bounds how long an enqueue may wait for durability.
@@ -20,7 +20,7 @@ const requestTimeout = 5 * time.Second
 // gateway holds the queue and the counters of the HTTP side and the
 // workers. Safe for concurrent use.
 type gateway struct {
-	q   *engine.Queue
+	q   *embed.Queue
 	cfg config
 
 	handled, failed, seen atomic.Int64
@@ -28,7 +28,7 @@ type gateway struct {
 	times                 *putTimes
 }
 
-func newGateway(q *engine.Queue, c config) *gateway {
+func newGateway(q *embed.Queue, c config) *gateway {
 	return &gateway{q: q, cfg: c, lat: newLatencies(), times: newPutTimes()}
 }
 
@@ -69,8 +69,8 @@ func (g *gateway) enqueue(w http.ResponseWriter, r *http.Request) {
 }
 
 // putOptions reads tube, pri, delay and ttr from the query.
-func putOptions(r *http.Request, defTube string) (engine.PutOptions, string, error) {
-	var o engine.PutOptions
+func putOptions(r *http.Request, defTube string) (embed.PutOptions, string, error) {
+	var o embed.PutOptions
 	qs := r.URL.Query()
 	tube := qs.Get("tube")
 	if tube == "" {
@@ -98,9 +98,9 @@ func putOptions(r *http.Request, defTube string) (engine.PutOptions, string, err
 // statusOf maps the queue's errors to HTTP statuses: one table.
 func statusOf(err error) int {
 	switch {
-	case errors.Is(err, engine.ErrJobTooBig):
+	case errors.Is(err, embed.ErrJobTooBig):
 		return http.StatusRequestEntityTooLarge
-	case errors.Is(err, engine.ErrBadTubeName):
+	case errors.Is(err, embed.ErrBadTubeName):
 		return http.StatusBadRequest
 	case errors.Is(err, context.DeadlineExceeded):
 		return http.StatusGatewayTimeout
@@ -111,7 +111,7 @@ func statusOf(err error) int {
 
 // handle is the in-process worker's handler: it records the latency from
 // Put, simulates the work and, with -fail-every, fails some jobs once.
-func (g *gateway) handle(ctx context.Context, job engine.Job) error {
+func (g *gateway) handle(ctx context.Context, job embed.Job) error {
 	if d, ok := g.times.handlerStarted(job.ID, time.Now()); ok {
 		g.lat.add(d)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/stalkd/stalkd/engine"
+	"github.com/stalkd/stalkd/engine/embed"
 )
 
 // config is what the flags say.
@@ -36,7 +37,7 @@ func parseFlags(args []string) (config, error) {
 	fs.IntVar(&c.workers, "workers", 4, "in-process handlers running at once")
 	fs.DurationVar(&c.work, "work", 0, "simulated work per job")
 	fs.IntVar(&c.failEvery, "fail-every", 0, "make every Nth job fail once")
-	fs.IntVar(&c.maxFailures, "max-failures", engine.DefaultMaxFailures, "bury a job on its Nth failure")
+	fs.IntVar(&c.maxFailures, "max-failures", embed.DefaultMaxFailures, "bury a job on its Nth failure")
 	fs.IntVar(&c.maxJobSize, "z", engine.DefaultMaxJobSize, "largest job body in bytes")
 	fs.IntVar(&c.load, "load", 0, "run N requests against the gateway, print latencies and exit")
 	fs.IntVar(&c.clients, "c", 16, "concurrent HTTP clients of -load")
@@ -70,7 +71,7 @@ func main() {
 // run wires the queue, its workers, the HTTP endpoint and (optionally) the
 // beanstalk port, and tears them down in reverse order when ctx ends.
 func run(ctx context.Context, c config, log zerolog.Logger) error {
-	q, err := engine.Open(engine.Options{
+	q, err := embed.Open(embed.Options{
 		Dir: c.dir, SyncInterval: c.syncEvery, MaxJobSize: c.maxJobSize, Logger: log,
 	})
 	if err != nil {
@@ -88,7 +89,7 @@ func run(ctx context.Context, c config, log zerolog.Logger) error {
 	}
 
 	gw := newGateway(q, c)
-	w, err := q.StartWorker(gw.handle, engine.WorkerOptions{
+	w, err := q.StartWorker(gw.handle, embed.WorkerOptions{
 		Tubes: []string{c.tube}, Concurrency: c.workers, MaxFailures: c.maxFailures, Logger: log,
 	})
 	if err != nil {

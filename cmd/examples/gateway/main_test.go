@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/stalkd/stalkd/engine"
+	"github.com/stalkd/stalkd/engine/embed"
 )
 
 func testConfig(t *testing.T) config {
@@ -34,7 +34,7 @@ func post(t *testing.T, url, body string) (int, string) {
 
 func TestEnqueueAndHandle(t *testing.T) {
 	c := testConfig(t)
-	q, err := engine.Open(engine.Options{MaxJobSize: c.maxJobSize})
+	q, err := embed.Open(embed.Options{MaxJobSize: c.maxJobSize})
 	require.NoError(t, err)
 	defer q.Close()
 	g := newGateway(q, c)

@@ -109,6 +109,7 @@ function renderTubes(data) {
     link.type = "button";
     link.addEventListener("click", () => openTube(t.name));
     name.append(link);
+    if (t.policy) name.append(el("span", "policy", "badge policy"));
     tr.append(name);
     for (const s of STATES) {
       const td = el("td", t.jobs[s]);
@@ -201,8 +202,39 @@ function renderTabs() {
   }));
 }
 
+// ---- a tube's policy and its counts (from /v1/tubes/{tube}) ----
+function policyRows(p) {
+  if (!p) return [["policy", "none"]];
+  const rows = [];
+  if (p.max_reserves) rows.push(["max reserves", p.max_reserves]);
+  if (p.dead_letter) rows.push(["dead letter", p.dead_letter]);
+  if (p.max_ready) rows.push(["max ready", p.max_ready]);
+  if (p.reserve_rate) rows.push(["reserve rate", p.reserve_rate + "/s"]);
+  for (const sc of p.schedule || []) rows.push(["schedule", sc.cron + " \u2192 " + sc.body]);
+  return rows.length ? rows : [["policy", "empty"]];
+}
+
+async function loadPolicy() {
+  if (state.tube === null) return;
+  let t;
+  try {
+    t = await api("GET", tubePath(state.tube));
+  } catch (e) {
+    $("policy-stats").replaceChildren(el("dt", "policy"), el("dd", e.message));
+    return;
+  }
+  const rows = policyRows(t.policy).concat([["dead-lettered", t.dead_lettered], ["refused full", t.refused_full],
+    ["rate-limited waits", t.rate_limited_waits], ["scheduled puts", t.scheduled_puts]]);
+  $("policy-stats").replaceChildren(...rows.flatMap(([k, v]) => {
+    const dd = el("dd", v);
+    dd.dataset.key = k;
+    return [el("dt", k), dd];
+  }));
+}
+
 async function loadJobs() {
   if (state.tube === null) return;
+  loadPolicy();
   let data;
   try {
     data = await api("GET", tubePath(state.tube) + "/jobs?state=" + state.jobState +

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"github.com/stalkd/stalkd/codec"
 	"io"
 	"net"
 	"strconv"
@@ -129,11 +130,8 @@ func (c *Conn) read() (Reply, error) {
 	r := Reply{Word: f[0], Args: f[1:], Line: line}
 	switch r.Word {
 	case "OK", "FOUND", "RESERVED":
-		if len(r.Args) == 0 {
-			return r, fmt.Errorf("%w %q", ErrProtocol, line)
-		}
-		n, err := strconv.ParseUint(r.Args[len(r.Args)-1], 10, 64)
-		if err != nil || n > maxReplyBody {
+		n, ok := codec.ReplyBodySize(line)
+		if !ok || n > maxReplyBody {
 			return r, fmt.Errorf("%w %q", ErrProtocol, line)
 		}
 		buf := make([]byte, n+2)

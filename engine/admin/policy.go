@@ -1,0 +1,180 @@
+package admin
+
+import (
+	"errors"
+	"io"
+	"net/http"
+
+	"github.com/stalkd/stalkd/jobs"
+)
+
+// Tube policies (issue 22) through the API:
+//
+//	GET    /v1/policies               {"policies": {tube: policy, ...}}
+//	GET    /v1/tubes/{tube}/policy    the policy; 404 no_policy
+//	PUT    /v1/tubes/{tube}/policy    replace it with the body's; 200 and the policy
+//	DELETE /v1/tubes/{tube}/policy    remove it; 404 no_policy
+//
+// A policy belongs to a tube name, so the tube need not exist. PUT and
+// DELETE are mutating calls (allowMutation, and 421 on a cluster
+// follower) and answer once the change is committed. A bad body is 400
+// bad_policy naming the field (error.field); nothing of it is applied.
+
+// maxPolicyBody bounds a PUT body: a policy is small, but its schedule
+// holds job bodies.
+const maxPolicyBody = 1 << 20
+
+// policyErr is the 400 body of a refused policy: the usual error shape
+// plus the field at fault ("" when the body as a whole is wrong).
+type policyErr struct {
+	Error struct {
+		Code    string `json:"code"`
+		Message string `json:"message"`
+		Field   string `json:"field"`
+	} `json:"error"`
+}
+
+func writePolicyError(w http.ResponseWriter, err error) {
+	var e policyErr
+	e.Error.Code = "bad_policy"
+	e.Error.Message = PolicyMessage(err)
+	var pe *jobs.PolicyError
+	if errors.As(err, &pe) {
+		e.Error.Field = pe.Field
+	}
+	writeJSON(w, http.StatusBadRequest, e)
+}
+
+// policiesJSON is GET /v1/policies: the shape of the daemon's --policies
+// file under one key.
+type policiesJSON struct {
+	Policies map[string]jobs.Policy `json:"policies"`
+}
+
+// GET /v1/policies.
+func (s *Server) getPolicies(w http.ResponseWriter, _ *http.Request, _ []string) {
+	ps := s.q.Policies()
+	if ps == nil {
+		ps = map[string]jobs.Policy{}
+	}
+	writeJSON(w, http.StatusOK, policiesJSON{Policies: ps})
+}
+
+// policyTube checks a tube name argument, writing 400 if it is not one.
+func policyTube(w http.ResponseWriter, name string) bool {
+	if !jobs.ValidTubeName([]byte(name)) {
+		writeError(w, http.StatusBadRequest, "bad_tube_name", "not a valid tube name")
+		return false
+	}
+	return true
+}
+
+func writeNoPolicy(w http.ResponseWriter) {
+	writeError(w, http.StatusNotFound, "no_policy", "the tube has no policy")
+}
+
+// GET /v1/tubes/{tube}/policy.
+func (s *Server) getPolicy(w http.ResponseWriter, _ *http.Request, args []string) {
+	if !policyTube(w, args[0]) {
+		return
+	}
+	p, ok := s.q.Policy(args[0])
+	if !ok {
+		writeNoPolicy(w)
+		return
+	}
+	writeJSON(w, http.StatusOK, p)
+}
+
+// PUT /v1/tubes/{tube}/policy: the body is the whole new policy.
+func (s *Server) putPolicy(w http.ResponseWriter, r *http.Request, args []string) {
+	name := args[0]
+	if !policyTube(w, name) {
+		return
+	}
+	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxPolicyBody))
+	var tooBig *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooBig):
+		writeError(w, http.StatusRequestEntityTooLarge, "too_large", "a policy body is at most 1 MiB")
+		return
+	case err != nil:
+		writeError(w, http.StatusBadRequest, "bad_body", "reading the body: "+err.Error())
+		return
+	}
+	p, err := DecodePolicy(b)
+	if err != nil {
+		writePolicyError(w, err)
+		return
+	}
+	seq, err := s.q.SetPolicySeq(name, p)
+	if err != nil {
+		s.policyError(w, err)
+		return
+	}
+	if !s.committed(r.Context(), w, seq) {
+		return
+	}
+	s.logAction(r, "set-policy").Str("tube", name).Msg("admin set a tube policy")
+	writeJSON(w, http.StatusOK, p) // what this call set (a later call may have changed it since)
+}
+
+// DELETE /v1/tubes/{tube}/policy.
+func (s *Server) deletePolicy(w http.ResponseWriter, r *http.Request, args []string) {
+	name := args[0]
+	if !policyTube(w, name) {
+		return
+	}
+	removed, seq, err := s.q.RemovePolicySeq(name)
+	if err != nil {
+		s.policyError(w, err)
+		return
+	}
+	if !removed {
+		writeNoPolicy(w)
+		return
+	}
+	if s.committed(r.Context(), w, seq) {
+		s.logAction(r, "remove-policy").Str("tube", name).Msg("admin removed a tube policy")
+		writeJSON(w, http.StatusOK, map[string]any{"tube": name, "removed": true})
+	}
+}
+
+// policyError answers a refusal of SetPolicy or RemovePolicy.
+func (s *Server) policyError(w http.ResponseWriter, err error) {
+	var pe *jobs.PolicyError
+	switch {
+	case errors.As(err, &pe):
+		writePolicyError(w, err)
+	case errors.Is(err, jobs.ErrBadTubeName):
+		writeError(w, http.StatusBadRequest, "bad_tube_name", "not a valid tube name")
+	default:
+		s.queueError(w, err, "tube")
+	}
+}
+
+// policyFigures are a tube's policy and policy counters in /v1/tubes and
+// /v1/tubes/{tube} (embedded in tubeJSON).
+type policyFigures struct {
+	DeadLettered     uint64       `json:"dead_lettered"`
+	RefusedFull      uint64       `json:"refused_full"`
+	RateLimitedWaits uint64       `json:"rate_limited_waits"`
+	ScheduledPuts    uint64       `json:"scheduled_puts"`
+	Policy           *jobs.Policy `json:"policy,omitempty"`
+}
+
+func policyFiguresOf(t *jobs.TubeInfo) policyFigures {
+	return policyFigures{DeadLettered: t.DeadLettered, RefusedFull: t.RefusedFull,
+		RateLimitedWaits: t.RateLimitedWaits, ScheduledPuts: t.ScheduledPuts}
+}
+
+// addPolicies sets the policy of each listed tube that has one (one read
+// of the policies for the whole list).
+func (s *Server) addPolicies(ts []tubeJSON) {
+	ps := s.q.Policies()
+	for i := range ts {
+		if p, ok := ps[ts[i].Name]; ok {
+			ts[i].Policy = &p
+		}
+	}
+}

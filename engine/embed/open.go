@@ -1,0 +1,250 @@
+package embed
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/stalkd/stalkd/codec"
+	"github.com/stalkd/stalkd/engine"
+	"github.com/stalkd/stalkd/engine/internal/commit"
+	"github.com/stalkd/stalkd/engine/internal/memreturn"
+	"github.com/stalkd/stalkd/jobs"
+	"github.com/stalkd/stalkd/wal"
+)
+
+// DefaultTTR is the time-to-run of a job put with a zero PutOptions.TTR
+// when Options.DefaultTTR is zero too.
+const DefaultTTR = time.Minute
+
+// Options configures Open. The zero value is usable: an in-memory queue
+// on the system clock, bodies up to DefaultMaxJobSize bytes, a one-minute
+// default TTR. Open copies the value and never modifies it.
+type Options struct {
+	// Dir makes the queue persistent: its journal lives in this directory,
+	// which must exist, and jobs found there are loaded by Open. Empty
+	// keeps every job in memory.
+	Dir string
+	// SyncInterval is the fsync policy of a persistent queue (the server's
+	// -f): zero means a change is acknowledged only after the fsync that
+	// covers it (-f0, the safest); a positive value acknowledges once the
+	// change is written to the OS and fsyncs within that interval.
+	SyncInterval time.Duration
+	// NoSync acknowledges once written to the OS and leaves fsync to the
+	// OS (the server's -F).
+	NoSync bool
+	// SegmentSize is the journal's file size in bytes; zero means
+	// wal.DefaultSegmentSize.
+	SegmentSize int64
+	// Salvage opens a journal damaged in the middle, keeping what is
+	// readable (see wal.Options.Salvage).
+	Salvage bool
+	// MaxJobSize is the largest body Put accepts, in bytes: zero means
+	// DefaultMaxJobSize; it must not exceed MaxJobSizeLimit. Serve uses it
+	// for the network too unless its Config says otherwise.
+	MaxJobSize int
+	// DefaultTTR replaces a zero PutOptions.TTR; zero means DefaultTTR.
+	DefaultTTR time.Duration
+	// Clock supplies time; nil means the system clock. Tests pass a
+	// jobs.ManualClock and drive timers with Jobs().Tick().
+	Clock jobs.Clock
+	// Logger receives the journal's and the workers' logs; the zero Logger
+	// discards them.
+	Logger zerolog.Logger
+	// Policies are tube policies (policy.go) that Open applies, by tube
+	// name, after loading the journal: they replace what it held for those
+	// tubes, and leave other tubes' policies as they were. Open checks them
+	// all first and applies none if one is refused.
+	Policies map[string]Policy
+}
+
+// validate returns o with defaults filled in, or why it is unusable.
+func (o Options) validate() (Options, error) {
+	switch {
+	case o.MaxJobSize < 0 || o.MaxJobSize > engine.MaxJobSizeLimit:
+		return o, fmt.Errorf("engine: MaxJobSize %d outside 0..%d", o.MaxJobSize, engine.MaxJobSizeLimit)
+	case o.SyncInterval < 0 || o.DefaultTTR < 0 || o.SegmentSize < 0:
+		return o, errors.New("engine: negative SyncInterval, DefaultTTR or SegmentSize")
+	case o.Dir == "" && (o.SyncInterval != 0 || o.NoSync || o.SegmentSize != 0 || o.Salvage):
+		return o, errors.New("engine: SyncInterval, NoSync, SegmentSize and Salvage need a Dir")
+	}
+	if err := validatePolicies(o.Policies); err != nil {
+		return o, err
+	}
+	size, _ := codec.MaxJobSize(uint32(o.MaxJobSize)) // in range: checked above
+	o.MaxJobSize = int(size)
+	if o.DefaultTTR == 0 {
+		o.DefaultTTR = DefaultTTR
+	}
+	return o, nil
+}
+
+// Queue is a job queue embedded in a Go program: in memory or persistent,
+// used in-process through blocking, context-aware calls, and optionally
+// served on the network (Serve) at the same time. It wraps a jobs.Queue
+// (Jobs) and, when persistent, a wal.Log; it is the same queue a Server
+// serves, not a second one.
+//
+// Tube names are strings, bodies are plain bytes (the wire's CRLF is added
+// and stripped here), errors are the sentinels below and jobs'.
+//
+// Concurrency: every method is safe for concurrent use by any number of
+// goroutines. In-process callers appear in the stats as connections (one
+// per goroutine busy in the queue, plus a few pooled idle ones).
+type Queue struct {
+	opts    Options
+	jq      *jobs.Queue
+	log     *wal.Log // nil in memory
+	commits commit.Waiter
+
+	producers sync.Pool // *lease: sessions for put, peek-*, kick, delete
+	reservers sync.Pool // *lease: sessions for reserve
+
+	lastSeq atomic.Uint64 // the highest sequence number handed out (Sync)
+
+	closed    atomic.Bool
+	closing   chan struct{} // closed by Close: blocked calls return ErrClosed
+	stopRun   context.CancelFunc
+	runDone   chan struct{}
+	closeOnce sync.Once
+	closeErr  error
+
+	srvMu   sync.Mutex
+	servers []*engine.Server
+}
+
+// Open creates a queue: in memory, or (with o.Dir) persistent, loading the
+// jobs its journal holds. It starts the queue's timers; Close stops them.
+func Open(o Options) (*Queue, error) {
+	o, err := o.validate()
+	if err != nil {
+		return nil, err
+	}
+	if o.Dir == "" {
+		return withPolicies(start(o, jobs.New(jobs.Config{Clock: o.Clock}), nil, nil))
+	}
+	l, err := wal.Open(o.Dir, wal.Options{
+		SyncInterval: o.SyncInterval, NoSync: o.NoSync, SegmentSize: o.SegmentSize,
+		Salvage: o.Salvage, Logger: o.Logger.With().Str("component", "wal").Logger(),
+	})
+	if err != nil {
+		return nil, err
+	}
+	jq := jobs.New(jobs.Config{Clock: o.Clock, Journal: l})
+	if err := l.Replay(jq); err != nil {
+		_ = l.Close()
+		return nil, err
+	}
+	return withPolicies(start(o, jq, l, l.Subscribe))
+}
+
+// start wraps jq (whose journal, if any, has been replayed) and drives its
+// timers. subscribe is the journal's Subscribe (nil in memory).
+func start(o Options, jq *jobs.Queue, l *wal.Log, subscribe func(func())) *Queue {
+	q := &Queue{opts: o, jq: jq, log: l, closing: make(chan struct{}), runDone: make(chan struct{})}
+	q.commits.Init(jq, ErrClosed)
+	if subscribe != nil {
+		subscribe(q.commits.Notify)
+	}
+	q.producers.New = func() any { return q.newLease() }
+	q.reservers.New = func() any { return q.newLease() }
+	ctx, cancel := context.WithCancel(context.Background())
+	q.stopRun = cancel
+	memreturn.Watch(jq, q.closing)
+	go func() {
+		defer close(q.runDone)
+		jq.Run(ctx)
+	}()
+	return q
+}
+
+// Jobs returns the queue core, for what this layer does not wrap (drain
+// mode, ticks of a manual clock). Its methods are safe for concurrent use.
+func (q *Queue) Jobs() *jobs.Queue { return q.jq }
+
+// Close stops the servers started by Serve that are still running (at once:
+// stop them yourself first for a graceful stop), ends every blocked call
+// with ErrClosed, stops the timers and closes the journal, which writes and
+// fsyncs everything first. Jobs reserved in-process stay as they are in the
+// journal (a reserved job comes back ready). Close is idempotent; calls
+// after it fail with ErrClosed.
+func (q *Queue) Close() error {
+	q.closeOnce.Do(func() {
+		q.closed.Store(true)
+		close(q.closing)
+		q.srvMu.Lock()
+		srvs := q.servers
+		q.servers = nil
+		q.srvMu.Unlock()
+		stopped, cancel := context.WithCancel(context.Background())
+		cancel()
+		for _, s := range srvs {
+			_ = s.Stop(stopped)
+		}
+		q.stopRun()
+		<-q.runDone
+		if q.log != nil {
+			q.closeErr = q.log.Close()
+		}
+	})
+	return q.closeErr
+}
+
+// Serve serves the queue on the network (cfg.Addr) beside in-process use:
+// remote workers and producers use any beanstalk client and see the same
+// jobs. The Server serves q (its journal's commits and binlog figures
+// included); a zero cfg.MaxJobSize means the queue's. Stop the Server to
+// stop serving; Close stops it too.
+func (q *Queue) Serve(ctx context.Context, cfg engine.Config) (*engine.Server, error) {
+	if q.closed.Load() {
+		return nil, ErrClosed
+	}
+	if cfg.MaxJobSize == 0 {
+		cfg.MaxJobSize = uint32(q.opts.MaxJobSize)
+	}
+	b := engine.Backend{Queue: q.jq}
+	if q.log != nil {
+		b.BinlogStats = q.binlogStats
+	}
+	s, err := engine.Listen(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.Serve(b); err != nil {
+		_ = s.Stop(context.Background())
+		return nil, err
+	}
+	q.srvMu.Lock()
+	defer q.srvMu.Unlock()
+	if q.closed.Load() {
+		_ = s.Stop(context.Background())
+		return nil, ErrClosed
+	}
+	q.servers = append(q.servers, s)
+	return s, nil
+}
+
+func (q *Queue) binlogStats() engine.BinlogStats {
+	size := q.opts.SegmentSize
+	if size == 0 {
+		size = wal.DefaultSegmentSize
+	}
+	return BinlogStats(q.log, size)
+}
+
+// BinlogStats is the binlog part of the stats document for a write-ahead
+// log whose -s setting is maxSize (reported as given, as the reference
+// does). It is the one mapping from wal's figures to the document's, for
+// an embedded queue and the daemon alike. Safe for concurrent use.
+func BinlogStats(l *wal.Log, maxSize int64) engine.BinlogStats {
+	s := l.Stats()
+	return engine.BinlogStats{
+		OldestIndex: int64(s.OldestIndex), CurrentIndex: int64(s.CurrentIndex),
+		RecordsMigrated: s.Migrated, RecordsWritten: s.Written, MaxSize: maxSize,
+	}
+}

@@ -1,0 +1,31 @@
+// Package front is a cluster member's client port: the third connection
+// runtime beside the engine's gnet event loops and its TLS goroutines.
+// Every client of a cluster connects to a Front, which carries the
+// connection's commands to the engine of the current leader and the
+// leader's replies back, byte for byte, so that a client of any member
+// sees what a single server would send. When the leader changes, the
+// connection is carried to the next one (carry.go): what was in flight is
+// answered INTERNAL_ERROR, the client's auth, use and watch list are
+// replayed, and it goes on.
+//
+//	f := front.Start(front.Config{Listener: ln, Leader: leaderAddr, MaxJobSize: size})
+//	defer f.Stop(ctx)
+//
+// # What it owns, what it may import
+//
+// It owns the client sockets of a cluster member (accept, the bounded TLS
+// handshake of a listener from tls.NewListener, connection caps) and one
+// upstream connection per client to the leader's engine. It frames
+// commands with codec's Decoder and replies with codec.ReplyBodySize, so
+// it knows how many replies each command is owed without understanding
+// them. It imports codec, engine/tlscert and zerolog: not engine (it talks
+// to the leader's engine over TCP, as any client does), not wal/raft (the
+// program hands it Config.Leader) and not jobs.
+//
+// # Concurrency
+//
+// One goroutine accepts; per connection, one reads the client's commands,
+// one carries them and the replies, one reads the leader's replies. Config
+// is copied by Start and never modified; Stop and Addr are safe from any
+// goroutine.
+package front

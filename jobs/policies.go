@@ -1,0 +1,222 @@
+package jobs
+
+import (
+	"reflect"
+	"sync"
+)
+
+// policies holds every tube policy by tube name, whether or not the tube
+// exists. setMu serializes the changes (set, remove, restore, a schedule
+// firing) and is taken first, before any other queue lock; mu is a leaf
+// guarding byName, taken under the registry lock when a tube is created.
+type policies struct {
+	setMu  sync.Mutex
+	mu     sync.Mutex
+	byName map[string]*policyEntry
+}
+
+// policyEntry is one tube name's policy and its schedules' progress. c is
+// immutable; fired and timers are guarded by policies.setMu.
+type policyEntry struct {
+	tube   string
+	c      *compiled
+	fired  []int64 // last fire time per schedule (Clock ns)
+	timers []*schedTimer
+}
+
+// lookup returns the compiled policy of name, or nil. Leaf.
+func (ps *policies) lookup(name string) *compiled {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	if e := ps.byName[name]; e != nil {
+		return e.c
+	}
+	return nil
+}
+
+// SetPolicy sets the policy of the tube called tube (which need not exist
+// yet), replacing any earlier one, without waiting for the journal: see
+// SetPolicySeq. A zero Policy removes the tube's policy.
+func (q *Queue) SetPolicy(tube string, p Policy) error {
+	_, err := q.SetPolicySeq(tube, p)
+	return err
+}
+
+// SetPolicySeq is SetPolicy returning the journal sequence number to wait
+// for (Queue.Committed) before acknowledging it. The policy is validated
+// (a *PolicyError names the field), journaled, then applied: an error
+// leaves everything as it was. A schedule whose cron and body the previous
+// policy already had keeps its progress; a new one counts from now. Setting
+// the policy a tube already has changes nothing (and returns 0). Safe for
+// concurrent use; it must not be called from a wake function.
+func (q *Queue) SetPolicySeq(tube string, p Policy) (uint64, error) {
+	if !validName([]byte(tube)) {
+		return 0, &PolicyError{Field: "tube", Reason: "not a valid tube name"}
+	}
+	if p.IsZero() {
+		_, seq, err := q.RemovePolicySeq(tube)
+		return seq, err
+	}
+	c, err := compilePolicy(p)
+	if err != nil {
+		return 0, err
+	}
+	if p.DeadLetter == tube {
+		return 0, &PolicyError{Field: "dead_letter", Reason: "is the tube itself"}
+	}
+	ps := &q.pols
+	ps.setMu.Lock()
+	defer q.servePolicyTube(tube) // runs after the unlock below
+	defer ps.setMu.Unlock()
+	old := ps.byName[tube] // setMu held: no one else writes byName
+	if old != nil && reflect.DeepEqual(old.c.p, c.p) {
+		return 0, nil
+	}
+	now := q.clock.Now()
+	e := &policyEntry{tube: tube, c: c, fired: make([]int64, len(c.p.Schedule))}
+	for i, s := range c.p.Schedule {
+		e.fired[i] = now
+		if old != nil {
+			for k, o := range old.c.p.Schedule {
+				if o.Cron == s.Cron && o.Body == s.Body {
+					e.fired[i] = old.fired[k]
+				}
+			}
+		}
+	}
+	// The record gets its own copy of the progress: schedules update e.fired
+	// while the journal may still hold the record.
+	pr := &PolicyRecord{Policy: e.c.p, Fired: append([]int64(nil), e.fired...)}
+	seq, err := q.append(Record{Kind: RecPolicy, Tube: tube, Policy: pr})
+	if err != nil {
+		return 0, err
+	}
+	q.installPolicy(tube, old, e)
+	return seq, nil
+}
+
+// RemovePolicy removes the policy of the tube called tube; removed is false
+// if it had none. See RemovePolicySeq.
+func (q *Queue) RemovePolicy(tube string) (removed bool, err error) {
+	removed, _, err = q.RemovePolicySeq(tube)
+	return removed, err
+}
+
+// RemovePolicySeq is RemovePolicy returning the journal sequence number to
+// wait for (0 when there was nothing to remove).
+func (q *Queue) RemovePolicySeq(tube string) (removed bool, seq uint64, err error) {
+	if !validName([]byte(tube)) {
+		return false, 0, &PolicyError{Field: "tube", Reason: "not a valid tube name"}
+	}
+	ps := &q.pols
+	ps.setMu.Lock()
+	defer q.servePolicyTube(tube) // runs after the unlock below
+	defer ps.setMu.Unlock()
+	old := ps.byName[tube]
+	if old == nil {
+		return false, 0, nil
+	}
+	if seq, err = q.append(Record{Kind: RecPolicy, Tube: tube}); err != nil {
+		return false, 0, err
+	}
+	q.installPolicy(tube, old, nil)
+	return true, seq, nil
+}
+
+// Policy returns a copy of the policy of the tube called tube.
+func (q *Queue) Policy(tube string) (Policy, bool) {
+	ps := &q.pols
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	if e := ps.byName[tube]; e != nil {
+		return e.c.p.Clone(), true
+	}
+	return Policy{}, false
+}
+
+// Policies returns a copy of every policy, by tube name.
+func (q *Queue) Policies() map[string]Policy {
+	ps := &q.pols
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	m := make(map[string]Policy, len(ps.byName))
+	for name, e := range ps.byName {
+		m[name] = e.c.p.Clone()
+	}
+	return m
+}
+
+// RestorePolicy installs a policy read back from the journal (the latest
+// RecPolicy of its tube, with its schedules' progress), without logging.
+// Schedules whose time passed while the queue was down fire once on the
+// next Tick. fired may be shorter than the schedule list (missing entries
+// count from now).
+func (q *Queue) RestorePolicy(tube string, p Policy, fired []int64) error {
+	if !validName([]byte(tube)) {
+		return &PolicyError{Field: "tube", Reason: "not a valid tube name"}
+	}
+	c, err := compilePolicy(p)
+	if err != nil {
+		return err
+	}
+	ps := &q.pols
+	ps.setMu.Lock()
+	defer q.servePolicyTube(tube) // runs after the unlock below
+	defer ps.setMu.Unlock()
+	now := q.clock.Now()
+	e := &policyEntry{tube: tube, c: c, fired: make([]int64, len(c.p.Schedule))}
+	for i := range e.fired {
+		e.fired[i] = now
+		if i < len(fired) {
+			e.fired[i] = fired[i]
+		}
+	}
+	q.installPolicy(tube, ps.byName[tube], e)
+	return nil
+}
+
+// RewritePolicies appends every policy again, with its schedules' current
+// progress, and returns the last sequence number (compaction calls it before
+// dropping the front of the log).
+func (q *Queue) RewritePolicies() (seq uint64, err error) {
+	ps := &q.pols
+	ps.setMu.Lock()
+	defer ps.setMu.Unlock()
+	for name, e := range ps.byName {
+		pr := &PolicyRecord{Policy: e.c.p, Fired: append([]int64(nil), e.fired...)}
+		if seq, err = q.append(Record{Kind: RecPolicy, Tube: name, Policy: pr}); err != nil {
+			return 0, err
+		}
+	}
+	return seq, nil
+}
+
+// installPolicy replaces old with e (nil: removes) for tube name: in the
+// map, on the tube if it exists, and in the schedule timers. setMu held.
+func (q *Queue) installPolicy(name string, old, e *policyEntry) {
+	ps := &q.pols
+	ps.mu.Lock()
+	if ps.byName == nil {
+		ps.byName = make(map[string]*policyEntry)
+	}
+	var c *compiled
+	if e == nil {
+		delete(ps.byName, name)
+	} else {
+		ps.byName[name] = e
+		c = e.c
+	}
+	ps.mu.Unlock()
+	if old != nil {
+		q.stopSchedules(old)
+	}
+	if e != nil {
+		q.startSchedules(e)
+	}
+	// A tube created from here on reads the map; one that exists already
+	// is found by name and updated under its lock.
+	if t := q.tubes.hold([]byte(name)); t != nil {
+		q.applyPolicy(t, c)
+		q.releaseTube(t)
+	}
+}

@@ -1,0 +1,116 @@
+package fields
+
+import (
+	"encoding/binary"
+	"math"
+
+	"github.com/stalkd/stalkd/jobs"
+)
+
+// AppendPolicy appends what a policy record (jobs.RecPolicy) carries: the
+// tube (length, bytes), then 0 for a removal, or 1 and the policy:
+// max_reserves (uvarint), dead_letter (length, bytes), max_ready (uvarint),
+// reserve_rate (8 bytes, the float64's IEEE bits little endian), the number
+// of schedules, and per schedule: cron (length, bytes), body (length,
+// bytes), priority (uvarint), ttr (uvarint) and its last fire time
+// (varint, Clock ns; rec.Policy.Fired[i], 0 when missing).
+func AppendPolicy(dst []byte, rec *jobs.Record) []byte {
+	dst = appendString(dst, rec.Tube)
+	p := rec.Policy
+	if p == nil {
+		return append(dst, 0)
+	}
+	dst = append(dst, 1)
+	dst = binary.AppendUvarint(dst, uint64(p.MaxReserves))
+	dst = appendString(dst, p.DeadLetter)
+	dst = binary.AppendUvarint(dst, uint64(p.MaxReady))
+	dst = binary.LittleEndian.AppendUint64(dst, math.Float64bits(p.ReserveRate))
+	dst = binary.AppendUvarint(dst, uint64(len(p.Schedule)))
+	for i, s := range p.Schedule {
+		dst = appendString(dst, s.Cron)
+		dst = appendString(dst, s.Body)
+		dst = binary.AppendUvarint(dst, uint64(s.Priority))
+		dst = binary.AppendUvarint(dst, uint64(s.TTR))
+		var fired int64
+		if i < len(p.Fired) {
+			fired = p.Fired[i]
+		}
+		dst = binary.AppendVarint(dst, fired)
+	}
+	return dst
+}
+
+// ValidPolicy reports whether a decoded policy record is one the queue
+// accepts: a valid tube and, unless it is a removal, a policy that passes
+// Validate and does not dead-letter to its own tube.
+func ValidPolicy(r *jobs.Record) bool {
+	if !jobs.ValidTubeName([]byte(r.Tube)) {
+		return false
+	}
+	return r.Policy == nil || r.Policy.Validate() == nil && r.Policy.DeadLetter != r.Tube
+}
+
+// PolicySize is len(AppendPolicy(nil, rec)).
+func PolicySize(rec *jobs.Record) int { return len(AppendPolicy(nil, rec)) }
+
+// Policy reads what AppendPolicy writes into r (Tube, Policy, Fired; the
+// strings are copies). The caller checks Err and the names' validity.
+func (d *Reader) Policy(r *jobs.Record) {
+	r.Tube = string(d.Bytes())
+	switch d.Byte() {
+	case 0:
+		return
+	case 1:
+	default:
+		d.Fail()
+		return
+	}
+	p := &jobs.PolicyRecord{}
+	p.MaxReserves = d.Uint32()
+	p.DeadLetter = string(d.Bytes())
+	p.MaxReady = d.Uint32()
+	if len(d.B) < 8 {
+		d.Fail()
+		return
+	}
+	p.ReserveRate = math.Float64frombits(binary.LittleEndian.Uint64(d.B))
+	d.B = d.B[8:]
+	n := d.Uvarint()
+	if d.Err != nil || n > uint64(len(d.B))/6 { // a schedule takes at least 6 bytes
+		d.Fail()
+		return
+	}
+	if n > 0 {
+		p.Schedule = make([]jobs.Schedule, n)
+		p.Fired = make([]int64, n)
+	}
+	for i := range p.Schedule {
+		s := &p.Schedule[i]
+		s.Cron, s.Body = string(d.Bytes()), string(d.Bytes())
+		s.Priority, s.TTR = d.Uint32(), d.Uint32()
+		p.Fired[i] = d.Varint()
+	}
+	r.Policy = p
+}
+
+// AppendSched appends the schedule mark of a scheduled put (after its job
+// fields): the schedule's number plus one (uvarint) and the time it fired
+// for (varint, Clock ns).
+func AppendSched(dst []byte, rec *jobs.Record) []byte {
+	dst = binary.AppendUvarint(dst, uint64(rec.Sched))
+	return binary.AppendVarint(dst, rec.SchedAt)
+}
+
+// Sched reads what AppendSched writes; a zero schedule number is malformed.
+func (d *Reader) Sched(r *jobs.Record) {
+	r.Sched = d.Uint32()
+	r.SchedAt = d.Varint()
+	if r.Sched == 0 {
+		d.Fail()
+	}
+}
+
+func appendString(dst []byte, s string) []byte {
+	dst = binary.AppendUvarint(dst, uint64(len(s)))
+	return append(dst, s...)
+}
