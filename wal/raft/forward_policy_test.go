@@ -1,0 +1,97 @@
+package raft
+
+import (
+	"bufio"
+	"errors"
+	"strings"
+	"testing"
+
+	hraft "github.com/hashicorp/raft"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/stalkd/stalkd/engine/enginetest"
+	"github.com/stalkd/stalkd/jobs"
+)
+
+// TestForwardPolicy: a policy change asked of a follower is made by the
+// leader (forwarded over its raft port, inside node TLS) and is in force
+// on the leader's queue when the call returns - a schedule of large bodies
+// included, beyond the membership changes' old 4 KiB line; a policy the
+// leader refuses comes back naming the field; the policy outlives the
+// leader.
+func TestForwardPolicy(t *testing.T) {
+	ca := enginetest.NewCA(t, "cluster")
+	nodes, _ := openTLSCluster(t, ca, 3)
+	var li int
+	enginetest.Eventually(t, "a leader serving", func() bool {
+		for i, n := range nodes {
+			if n.Queue() != nil {
+				li = i
+				return true
+			}
+		}
+		return false
+	})
+	f := nodes[(li+1)%3]
+	enginetest.Eventually(t, "the follower to know the leader", func() bool {
+		id, _ := f.Leader()
+		return id != ""
+	})
+	big := strings.Repeat("<&\u2028x", jobs.MaxScheduleBody/6) // HTML and line-separator escapes
+	p := jobs.Policy{MaxReserves: 3, DeadLetter: "work-dead", MaxReady: 10,
+		Schedule: []jobs.Schedule{{Cron: "@every 1h", Body: big, TTR: 60}, {Cron: "0 * * * *", Body: big + "2", TTR: 5}}}
+	require.NoError(t, f.ForwardSetPolicy("work", p))
+	got, ok := nodes[li].Queue().Policy("work")
+	require.True(t, ok, "in force on the leader when the call returns")
+	assert.Equal(t, p, got)
+
+	// Only the leader knows the policy is for its own dead-letter tube.
+	err := f.ForwardSetPolicy("work", jobs.Policy{MaxReserves: 1, DeadLetter: "work"})
+	var pe *jobs.PolicyError
+	require.True(t, errors.As(err, &pe), "a *jobs.PolicyError, got %v", err)
+	assert.Equal(t, "dead_letter", pe.Field)
+	assert.NotEmpty(t, pe.Reason)
+	err = f.ForwardSetPolicy("work", jobs.Policy{MaxReserves: 1, Schedule: []jobs.Schedule{{Cron: "61 * * * *"}}})
+	require.True(t, errors.As(err, &pe), "a *jobs.PolicyError, got %v", err)
+	assert.Equal(t, "schedule[0].cron", pe.Field)
+	got, _ = nodes[li].Queue().Policy("work")
+	assert.Equal(t, p, got, "a refused policy changes nothing")
+
+	removed, err := f.ForwardRemovePolicy("work")
+	require.NoError(t, err)
+	assert.True(t, removed)
+	_, ok = nodes[li].Queue().Policy("work")
+	assert.False(t, ok, "removed on the leader")
+	removed, err = f.ForwardRemovePolicy("work")
+	require.NoError(t, err)
+	assert.False(t, removed, "there was none left")
+
+	// Set through the follower again; the next leader has it.
+	slow := jobs.Policy{ReserveRate: 5}
+	require.NoError(t, f.ForwardSetPolicy("slow", slow))
+	require.NoError(t, nodes[li].Close())
+	var nq *jobs.Queue
+	enginetest.Eventually(t, "a new leader serving", func() bool {
+		for i, n := range nodes {
+			if i != li && n.Raft().State() == hraft.Leader {
+				nq = n.Queue()
+			}
+		}
+		return nq != nil
+	})
+	got, ok = nq.Policy("slow")
+	require.True(t, ok, "the new leader has the policy set through a follower")
+	assert.Equal(t, slow, got)
+}
+
+// TestForwardLineBound: a forwarded line may hold a large policy, but not
+// more than forwardMaxLine bytes.
+func TestForwardLineBound(t *testing.T) {
+	var v map[string]string
+	line := `{"a":"` + strings.Repeat("x", 1<<20) + `"}` + "\n"
+	require.NoError(t, readJSONLine(bufio.NewReader(strings.NewReader(line)), &v))
+	assert.Len(t, v["a"], 1<<20)
+	line = `{"a":"` + strings.Repeat("x", forwardMaxLine) + `"}` + "\n"
+	assert.ErrorContains(t, readJSONLine(bufio.NewReader(strings.NewReader(line)), &v), "too long")
+}
