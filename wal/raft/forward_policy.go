@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	hraft "github.com/hashicorp/raft"
+
 	"github.com/stalkd/stalkd/jobs"
 	"github.com/stalkd/stalkd/jobs/cluster"
 )
@@ -67,7 +69,7 @@ func (n *Node) forwardPolicy(req forwardReq) (forwardResp, error) {
 // this node does not lead, or stopped leading before the change committed.
 func (n *Node) localPolicy(req forwardReq) (forwardResp, error) {
 	var resp forwardResp
-	q := n.Queue()
+	q := n.termQueue()
 	if q == nil {
 		return resp, cluster.ErrNotLeader
 	}
@@ -88,6 +90,20 @@ func (n *Node) localPolicy(req forwardReq) (forwardResp, error) {
 		return resp, n.termError(q, err)
 	}
 	return resp, n.waitCommitted(q, seq)
+}
+
+// termQueue returns the queue of this node's term; nil if it does not
+// lead. Just elected, a leader builds its queue first (a barrier, then the
+// restore): a change that arrives meanwhile waits for it (bounded by
+// ApplyTimeout) rather than be refused as not the leader's.
+func (n *Node) termQueue() *jobs.Queue {
+	deadline := time.Now().Add(n.cfg.ApplyTimeout)
+	for {
+		if q := n.Queue(); q != nil || n.raft.State() != hraft.Leader || time.Now().After(deadline) {
+			return q
+		}
+		time.Sleep(commitPoll)
+	}
 }
 
 // waitCommitted waits until seq of q is committed.
