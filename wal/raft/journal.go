@@ -184,9 +184,11 @@ func (j *Journal) runBatcher() {
 			for i := range recs {
 				size += recordSizeHint(&recs[i])
 			}
-			f := j.r.Apply(encodeEntry(recs, size), j.applyWait)
+			// Counted before the hand-off, so that whoever sees raft take
+			// the entry also sees it counted.
 			j.counts.entries.Add(1)
 			j.counts.records.Add(uint64(len(recs)))
+			f := j.r.Apply(encodeEntry(recs, size), j.applyWait)
 			select {
 			case j.inflight <- batch{f: f, last: last}:
 			case <-j.stop:
