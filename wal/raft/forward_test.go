@@ -67,7 +67,8 @@ func TestForwardMembership(t *testing.T) {
 	defer sl.Close()
 	rogue := &Node{stream: sl, log: testLogger()}
 	_, leaderAddr := f2.Leader()
-	assert.Error(t, rogue.sendChange(leaderAddr, forwardReq{Op: "remove-server", ID: "n3"}))
+	_, err = rogue.sendChange(leaderAddr, forwardReq{Op: "remove-server", ID: "n3"})
+	assert.Error(t, err)
 	assert.Contains(t, servers(nodes[li]), "n3", "the rogue's change was not carried out")
 
 	retryNotLeader(t, func() error { return f2.ForwardRemoveServer("n3") })
