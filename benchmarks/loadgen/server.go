@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -24,6 +25,8 @@ type Server struct {
 	Dir  string // the fresh directory that replaced {dir}, removed by Stop ("" if none)
 	cmd  *exec.Cmd
 	done chan error
+	// others are the rest of a cluster (see clusterVia), stopped with it.
+	others []*Server
 }
 
 // StartServer picks a free loopback port, substitutes it for every {port} in
@@ -31,8 +34,13 @@ type Server struct {
 // must not outlive the run), and runs the result with `sh -c "exec …"` (so PID is the server
 // itself). Its output goes to logs (discarded if nil). It returns once the
 // port accepts connections, or fails after 10 s or if the process exits.
-// The process gets SIGKILL if the generator dies first.
+// The process gets SIGKILL if the generator dies first. A template that
+// starts with "cluster:leader " or "cluster:follower " starts a three-node
+// cluster instead (see clusterVia).
 func StartServer(template string, logs io.Writer) (*Server, error) {
+	if via, node, ok := clusterVia(template); ok {
+		return startCluster(via, node, logs)
+	}
 	if !strings.Contains(template, "{port}") {
 		return nil, fmt.Errorf("loadgen: server template %q has no {port}", template)
 	}
@@ -85,8 +93,14 @@ func (s *Server) waitReady(limit time.Duration) error {
 }
 
 // Stop sends SIGTERM, then SIGKILL after 3 s, waits for the exit and
-// removes the {dir} directory.
+// removes the {dir} directory; a cluster's node stops the others first.
 func (s *Server) Stop() error {
+	var wg sync.WaitGroup
+	for _, o := range s.others {
+		wg.Go(func() { o.Stop() })
+	}
+	defer wg.Wait()
+	s.others = nil
 	if s.Dir != "" {
 		defer os.RemoveAll(s.Dir)
 	}

@@ -11,7 +11,8 @@ import (
 )
 
 // clusterAdmin is admin.Cluster for this node: the raft node's view and
-// membership calls, and the queue the node serves while it leads.
+// membership calls, the queue the node serves while it leads, and (as
+// admin.PolicyForwarder) the policy changes a follower sends the leader.
 type clusterAdmin struct{ ls *leaderServer }
 
 func (c clusterAdmin) Status() cluster.Status { return c.ls.clusterInfo() }
@@ -40,6 +41,25 @@ func (c clusterAdmin) RemoveServer(id string) error {
 	return n.ForwardRemoveServer(id)
 }
 
+// SetPolicy is a follower's PUT /v1/tubes/{tube}/policy (admin.PolicyForwarder):
+// the leader makes the change.
+func (c clusterAdmin) SetPolicy(tube string, p jobs.Policy) error {
+	n := c.ls.node.Load()
+	if n == nil {
+		return cluster.ErrNotLeader
+	}
+	return n.ForwardSetPolicy(tube, p)
+}
+
+// RemovePolicy is a follower's DELETE /v1/tubes/{tube}/policy.
+func (c clusterAdmin) RemovePolicy(tube string) (bool, error) {
+	n := c.ls.node.Load()
+	if n == nil {
+		return false, cluster.ErrNotLeader
+	}
+	return n.ForwardRemovePolicy(tube)
+}
+
 // startClusterAdmin starts --admin for a cluster member (nil when off).
 func startClusterAdmin(f adminFlags, ls *leaderServer) (*adminServer, error) {
 	if f.addr == "" {
@@ -62,3 +82,5 @@ func startClusterAdmin(f adminFlags, ls *leaderServer) (*adminServer, error) {
 	a.srv = s
 	return a, nil
 }
+
+var _ admin.PolicyForwarder = clusterAdmin{}

@@ -16,7 +16,8 @@ import (
 // package wal/raft's Node) gives the admin listener: its view of the
 // cluster, the queue while it leads, and membership changes. With
 // Options.Cluster set, the queue endpoints read Queue() per request and
-// answer 421 not_leader on a follower; /v1/cluster shows the Status, and
+// answer 421 not_leader on a follower (but a policy change goes to the
+// leader when the Cluster is a PolicyForwarder); /v1/cluster shows the Status, and
 // /v1/cluster/voters and /v1/cluster/servers/{id} change the membership:
 // the daemon's Cluster carries a change out on the leader, forwarding it
 // there when asked of a follower, and the answer is this node's Status

@@ -16,8 +16,9 @@ import (
 //	DELETE /v1/tubes/{tube}/policy    remove it; 404 no_policy
 //
 // A policy belongs to a tube name, so the tube need not exist. PUT and
-// DELETE are mutating calls (allowMutation, and 421 on a cluster
-// follower) and answer once the change is committed. A bad body is 400
+// DELETE are mutating calls (allowMutation) and answer once the change is
+// committed; on a cluster follower they go to the leader when the Cluster
+// is a PolicyForwarder (else 421 naming the leader). A bad body is 400
 // bad_policy naming the field (error.field); nothing of it is applied.
 
 // maxPolicyBody bounds a PUT body: a policy is small, but its schedule
@@ -107,6 +108,15 @@ func (s *Server) putPolicy(w http.ResponseWriter, r *http.Request, args []string
 		writePolicyError(w, err)
 		return
 	}
+	if s.fwd != nil {
+		if err := s.fwd.SetPolicy(name, p); err != nil {
+			s.forwardedError(w, err)
+			return
+		}
+		s.logAction(r, "set-policy").Str("tube", name).Msg("admin set a tube policy through the leader")
+		writeJSON(w, http.StatusOK, p)
+		return
+	}
 	seq, err := s.q.SetPolicySeq(name, p)
 	if err != nil {
 		s.policyError(w, err)
@@ -125,8 +135,15 @@ func (s *Server) deletePolicy(w http.ResponseWriter, r *http.Request, args []str
 	if !policyTube(w, name) {
 		return
 	}
-	removed, seq, err := s.q.RemovePolicySeq(name)
-	if err != nil {
+	var removed bool
+	var seq uint64
+	var err error
+	if s.fwd != nil {
+		if removed, err = s.fwd.RemovePolicy(name); err != nil {
+			s.forwardedError(w, err)
+			return
+		}
+	} else if removed, seq, err = s.q.RemovePolicySeq(name); err != nil {
 		s.policyError(w, err)
 		return
 	}
@@ -134,7 +151,7 @@ func (s *Server) deletePolicy(w http.ResponseWriter, r *http.Request, args []str
 		writeNoPolicy(w)
 		return
 	}
-	if s.committed(r.Context(), w, seq) {
+	if s.fwd != nil || s.committed(r.Context(), w, seq) { // forwarded: committed on return
 		s.logAction(r, "remove-policy").Str("tube", name).Msg("admin removed a tube policy")
 		writeJSON(w, http.StatusOK, map[string]any{"tube": name, "removed": true})
 	}

@@ -118,12 +118,16 @@ func (s *Server) api(w http.ResponseWriter, r *http.Request) {
 	}
 	if s.opts.Cluster != nil && !clusterRoute(segs) {
 		q := s.opts.Cluster.Queue()
-		if q == nil {
+		pf := s.policyForwarder(r, segs)
+		if q == nil && pf == nil {
 			s.writeNotLeader(w)
 			return
 		}
 		view := *s // this request's view: the queue of the term it was routed to
 		view.q = q
+		if q == nil {
+			view.fwd = pf // a follower's policy change: the leader makes it
+		}
 		s = &view
 	}
 	for _, rt := range s.apiRoutes() {

@@ -24,6 +24,7 @@ import (
 type Server struct {
 	opts    Options
 	q       *jobs.Queue
+	fwd     PolicyForwarder // set (and q nil) on a follower's forwarded policy change
 	log     zerolog.Logger
 	ln      net.Listener
 	http    *http.Server

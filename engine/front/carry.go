@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -39,9 +40,10 @@ type carried struct {
 	eof     bool   // the client half-closed (no bytes)
 }
 
-// reply is one reply of the leader, or its connection's failure.
-type reply struct {
-	b   []byte
+// replyBatch is the leader's replies that arrived together (views of one
+// buffer), then maybe its connection's failure.
+type replyBatch struct {
+	b   [][]byte
 	err error
 }
 
@@ -49,26 +51,33 @@ type reply struct {
 type carrier struct {
 	f      *Front
 	client net.Conn
-	cmds   chan carried
-	auth   []byte // the client's accepted "auth <token>" line, replayed first
-	gen    uint64 // the generation of the leader's engine the connection is on
+	cmds   chan []carried // a batch per read of the client
+	auth   []byte         // the client's accepted "auth <token>" line, replayed first
+	gen    uint64         // the generation of the leader's engine the connection is on
 	use    string
 	watch  []string // listing order
 }
 
-// readCommands frames the client's commands and hands them to run, until
+// readCommands frames the client's commands and hands them to run, a
+// batch per read (one channel send, one allocation for their bytes), until
 // end of input or an error; it closes cmds.
 func (c *carrier) readCommands() {
 	defer close(c.cmds)
 	d := codec.NewDecoder(c.f.cfg.MaxJobSize)
-	var in, raw []byte
+	var in, pend []byte // pend: the bytes of a command begun in an earlier read
 	buf := make([]byte, 16<<10)
 	for {
 		n, err := c.client.Read(buf)
 		in = append(in, buf[:n]...)
-		for {
+		// Every byte consumed in this read goes to blob (its capacity is
+		// enough: the decoder consumes at most in), and each command
+		// finished here is a view of it; the items own blob from now on.
+		blob := make([]byte, 0, len(in))
+		var batch []carried
+		start, quit := 0, false
+		for !quit {
 			cmd, k, ok := d.Decode(in)
-			raw = append(raw, in[:k]...)
+			blob = append(blob, in[:k]...)
 			in = in[k:]
 			if !ok {
 				break
@@ -79,6 +88,11 @@ func (c *carrier) readCommands() {
 				// A line refused at once (Err set) is owed its own reply.
 				continue
 			}
+			raw := blob[start:len(blob):len(blob)]
+			if pend != nil {
+				raw, pend = append(pend, raw...), nil
+			}
+			start = len(blob)
 			it := carried{raw: raw, op: cmd.Op, replies: 1}
 			if cmd.Err == nil {
 				switch cmd.Op {
@@ -86,17 +100,26 @@ func (c *carrier) readCommands() {
 					it.name = string(cmd.Name)
 				case codec.OpQuit:
 					it.replies = 0
+					quit = true
 				}
 			}
-			raw = nil
-			c.cmds <- it
-			if it.op == codec.OpQuit && cmd.Err == nil {
-				return
-			}
+			batch = append(batch, it)
+		}
+		if start < len(blob) {
+			pend = append(pend, blob[start:]...)
+		}
+		if len(in) == 0 {
+			in = in[:0:0] // let the read buffer's old backing array go
+		}
+		if len(batch) > 0 {
+			c.cmds <- batch
+		}
+		if quit {
+			return
 		}
 		if err != nil {
 			if err == io.EOF {
-				c.cmds <- carried{eof: true}
+				c.cmds <- []carried{{eof: true}}
 			}
 			return
 		}
@@ -117,17 +140,19 @@ func (c *carrier) run(up net.Conn) {
 
 // session carries commands over up until it fails (then it answers what
 // was in flight, reconnects and returns the new connection) or the
-// conversation ends (nil).
+// conversation ends (nil). Each batch of commands is one write to the
+// leader, each batch of replies one write to the client.
 func (c *carrier) session(up net.Conn) net.Conn {
-	replies := make(chan reply, 64)
+	replies := make(chan replyBatch, 16)
 	done := make(chan struct{})
 	defer close(done) // the reader may be blocked handing over a reply
 	go readReplies(up, replies, done)
 	var inflight []carried
+	var wbuf []byte
 	ended := false // quit sent or input ended: the leader's close ends it
 	moved := c.f.moved()
 	for {
-		var cmds chan carried
+		var cmds chan []carried
 		if !ended {
 			cmds = c.cmds
 		}
@@ -144,49 +169,70 @@ func (c *carrier) session(up net.Conn) net.Conn {
 				return nil
 			}
 			return c.failover(inflight)
-		case it, ok := <-cmds:
+		case batch, ok := <-cmds:
 			if !ok {
 				c.f.untrack(up)
 				return nil
 			}
-			if it.eof {
-				ended = true
+			wbuf = wbuf[:0]
+			last := 0 // replies owed by the last command sent
+			for _, it := range batch {
+				if it.eof {
+					ended = true
+					break
+				}
+				if it.op == codec.OpQuit && it.replies == 0 {
+					ended = true
+				}
+				if it.replies > 0 {
+					inflight = append(inflight, it)
+				}
+				wbuf = append(wbuf, it.raw...)
+				last = it.replies
+			}
+			if len(wbuf) > 0 {
+				if _, err := up.Write(wbuf); err != nil {
+					c.f.untrack(up)
+					if last == 0 {
+						return nil
+					}
+					continue // the reader reports the failure
+				}
+			}
+			if ended && batch[len(batch)-1].eof {
 				if cw, ok := up.(interface{ CloseWrite() error }); ok { // TCP, or TLS between nodes
 					_ = cw.CloseWrite()
 				}
-				continue
 			}
-			if it.op == codec.OpQuit && it.replies == 0 {
-				ended = true
+		case rb := <-replies:
+			wbuf = wbuf[:0]
+			for _, b := range rb.b {
+				if len(inflight) == 0 {
+					_, _ = c.client.Write(wbuf)
+					c.f.untrack(up)
+					return nil // a reply to nothing: not our engine
+				}
+				it := inflight[0]
+				inflight[0] = carried{}
+				inflight = inflight[1:]
+				c.track(it, b)
+				wbuf = append(wbuf, b...)
 			}
-			if it.replies > 0 {
-				inflight = append(inflight, it)
+			if len(inflight) == 0 {
+				inflight = inflight[:0:0]
 			}
-			if _, err := up.Write(it.raw); err != nil {
-				c.f.untrack(up)
-				if it.replies == 0 {
+			if len(wbuf) > 0 {
+				if _, err := c.client.Write(wbuf); err != nil {
+					c.f.untrack(up)
 					return nil
 				}
-				continue // the reader reports the failure
 			}
-		case r := <-replies:
-			if r.err != nil {
+			if rb.err != nil {
 				c.f.untrack(up)
 				if ended && len(inflight) == 0 {
 					return nil
 				}
 				return c.failover(inflight)
-			}
-			if len(inflight) == 0 {
-				c.f.untrack(up)
-				return nil // a reply to nothing: not our engine
-			}
-			it := inflight[0]
-			inflight = inflight[1:]
-			c.track(it, r.b)
-			if _, err := c.client.Write(r.b); err != nil {
-				c.f.untrack(up)
-				return nil
 			}
 		}
 	}
@@ -323,11 +369,20 @@ func (c *carrier) replay(up net.Conn) error {
 func (c *carrier) refuseRest() {
 	for {
 		select {
-		case it, ok := <-c.cmds:
-			if !ok || it.eof || it.replies == 0 {
+		case batch, ok := <-c.cmds:
+			if !ok {
 				return
 			}
-			if _, err := c.client.Write([]byte(codec.InternalError)); err != nil {
+			var out []byte
+			stop := false
+			for _, it := range batch {
+				if it.eof || it.replies == 0 {
+					stop = true
+					break
+				}
+				out = append(out, codec.InternalError...)
+			}
+			if _, err := c.client.Write(out); err != nil || stop {
 				return
 			}
 		case <-time.After(refuseQuiet):
@@ -337,37 +392,65 @@ func (c *carrier) refuseRest() {
 }
 
 // readReplies frames the leader's replies: a line, and for RESERVED,
-// FOUND and OK the body that follows. It ends with the read error, or
-// when done closes.
-func readReplies(up net.Conn, out chan<- reply, done <-chan struct{}) {
+// FOUND and OK the body that follows. It hands over the replies that are
+// already buffered as one batch (a copy of their bytes) before it waits for
+// more, and ends with the read error, or when done closes.
+func readReplies(up net.Conn, out chan<- replyBatch, done <-chan struct{}) {
 	r := bufio.NewReaderSize(up, 64<<10)
-	send := func(x reply) bool {
+	var rb replyBatch
+	var blob []byte
+	send := func() bool {
+		// Views of blob, which is never appended to once a view is taken
+		// beyond its capacity (the views are cut with full slice
+		// expressions); a fresh one serves the next batch.
 		select {
-		case out <- x:
+		case out <- rb:
+			rb, blob = replyBatch{}, nil
 			return true
 		case <-done:
 			return false
 		}
 	}
 	for {
-		line, err := r.ReadSlice('\n')
-		if err != nil {
-			send(reply{err: errOr(err)})
-			return
-		}
-		b := append([]byte(nil), line...)
-		if size, ok := codec.ReplyBodySize(b); ok {
-			body := make([]byte, size+2)
-			if _, err := io.ReadFull(r, body); err != nil {
-				send(reply{err: errOr(err)})
+		if len(rb.b) > 0 && !replyBuffered(r) {
+			if !send() {
 				return
 			}
-			b = append(b, body...)
 		}
-		if !send(reply{b: b}) {
+		line, err := r.ReadSlice('\n')
+		if err != nil {
+			rb.err = errOr(err)
+			send()
 			return
 		}
+		if blob == nil {
+			blob = make([]byte, 0, max(r.Buffered()+len(line), 512))
+		}
+		start := len(blob)
+		blob = append(blob, line...)
+		if size, ok := codec.ReplyBodySize(line); ok {
+			n := len(blob)
+			blob = slices.Grow(blob, size+2)[:n+size+2]
+			if _, err := io.ReadFull(r, blob[n:]); err != nil {
+				rb.err = errOr(err)
+				send()
+				return
+			}
+		}
+		rb.b = append(rb.b, blob[start:len(blob):len(blob)])
 	}
+}
+
+// replyBuffered reports whether a whole reply line (and its body, if any)
+// is buffered in r, so that reading it will not wait.
+func replyBuffered(r *bufio.Reader) bool {
+	b, _ := r.Peek(r.Buffered())
+	i := bytes.IndexByte(b, '\n')
+	if i < 0 {
+		return false
+	}
+	size, ok := codec.ReplyBodySize(b[:i+1])
+	return !ok || len(b) >= i+1+size+2
 }
 
 func errOr(err error) error {

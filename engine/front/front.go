@@ -188,7 +188,7 @@ func (f *Front) serve(client net.Conn) {
 		refuse(client)
 		return
 	}
-	c := &carrier{f: f, client: client, cmds: make(chan carried, 64), gen: gen}
+	c := &carrier{f: f, client: client, cmds: make(chan []carried, 16), gen: gen}
 	go c.readCommands()
 	c.run(up)
 	_ = client.Close()

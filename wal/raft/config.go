@@ -91,7 +91,11 @@ type Config struct {
 	SnapshotThreshold, TrailingLogs uint64
 	SnapshotInterval                time.Duration
 	// MaxBatchBytes bounds one raft entry (default 1 MiB; one record is
-	// never split); MaxInflight bounds entries in flight (default 4).
+	// never split); MaxInflight bounds entries handed to raft and not yet
+	// applied (default 1: measured on 2 shared cores, one entry in flight
+	// doubled the records per entry and cut the cluster's CPU per put by a
+	// quarter against 4, at no cost to a lone client, whose put is always
+	// alone in flight).
 	MaxBatchBytes, MaxInflight int
 	// ApplyTimeout bounds the wait for room in raft's apply queue (default 5s).
 	ApplyTimeout time.Duration
@@ -131,7 +135,7 @@ func (c *Config) withDefaults() (Config, error) {
 	x.TrailingLogs = or(x.TrailingLogs, 1024)
 	x.SnapshotInterval = or(x.SnapshotInterval, 20*time.Second)
 	x.MaxBatchBytes = or(x.MaxBatchBytes, 1<<20)
-	x.MaxInflight = or(x.MaxInflight, 4)
+	x.MaxInflight = or(x.MaxInflight, 1)
 	x.ApplyTimeout = or(x.ApplyTimeout, 5*time.Second)
 	if x.Clock == nil {
 		x.Clock = jobs.NewSystemClock()

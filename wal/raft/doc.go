@@ -17,7 +17,7 @@
 // single node does) and every change becomes a record; the Journal numbers
 // the records, a batcher goroutine packs everything pending into one raft
 // entry (group commit: while earlier entries are in flight - at most
-// Config.MaxInflight - new records pile up for the next), and Committed
+// Config.MaxInflight, by default one - new records pile up for the next), and Committed
 // advances when raft reports the entry applied, which is after a majority
 // stored it. The edge acknowledges a change only then, exactly as with the
 // disk journal. Every node's FSM (the leader's too) applies each committed
@@ -146,7 +146,9 @@
 // starts at 1); raft-wal already does all three. It must be v0.4.1 or
 // later: v0.4.0 cannot reopen a log whose tail raft truncated (raft-wal
 // issue 31, "sealed segment has no index block"), which the real-process
-// test hit on its first restart of a killed leader.
+// test hit on its first restart of a killed leader. hashicorp/raft reads
+// every entry it replicates back from the log store: a LogCache of the
+// latest 64 entries answers those reads from memory (node.go).
 //
 // # Concurrency
 //

@@ -2,6 +2,7 @@ package raft
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	hraft "github.com/hashicorp/raft"
+	"github.com/stalkd/stalkd/jobs"
 	"github.com/stalkd/stalkd/jobs/cluster"
 )
 
@@ -28,19 +30,27 @@ const (
 	forwardByte = 0xF5
 	// forwardWait bounds a forwarded change, from the dial to the answer.
 	forwardWait = 30 * time.Second
-	// forwardMaxLine bounds a request or answer line.
-	forwardMaxLine = 4096
+	// forwardMaxLine bounds a request or answer line. A policy's
+	// schedules carry job bodies: the admin API takes a policy of up to 1
+	// MiB, which re-encoded grows at most threefold (an invalid UTF-8 byte
+	// becomes U+FFFD), so 4 MiB and some slack (forward_policy.go).
+	forwardMaxLine = 4<<20 + 64<<10
 )
 
 type forwardReq struct {
-	Op   string `json:"op"` // "add-voter" or "remove-server"
-	ID   string `json:"id"`
-	Addr string `json:"addr,omitempty"`
+	Op     string       `json:"op"` // "add-voter", "remove-server", "set-policy" or "remove-policy"
+	ID     string       `json:"id,omitempty"`
+	Addr   string       `json:"addr,omitempty"`
+	Tube   string       `json:"tube,omitempty"`   // the policy ops'
+	Policy *jobs.Policy `json:"policy,omitempty"` // set-policy's
 }
 
 type forwardResp struct {
 	Error     string `json:"error,omitempty"`
 	NotLeader bool   `json:"not_leader,omitempty"`
+	// BadPolicy is the leader's refusal of a policy (a *jobs.PolicyError).
+	BadPolicy *policyFault `json:"bad_policy,omitempty"`
+	Removed   bool         `json:"removed,omitempty"` // remove-policy: there was one
 }
 
 // ForwardAddVoter is AddVoter asked of any node: this node carries it out
@@ -59,7 +69,7 @@ func (n *Node) ForwardRemoveServer(id string) error {
 }
 
 func (n *Node) forwardChange(req forwardReq) error {
-	err := n.localChange(req)
+	_, err := n.localChange(req)
 	if !errors.Is(err, cluster.ErrNotLeader) || n.stream == nil {
 		return err
 	}
@@ -67,7 +77,7 @@ func (n *Node) forwardChange(req forwardReq) error {
 	if leaderAddr == "" || string(leaderID) == n.cfg.ID {
 		return err
 	}
-	if err := n.sendChange(string(leaderAddr), req); err != nil {
+	if _, err := n.sendChange(string(leaderAddr), req); err != nil {
 		return err
 	}
 	n.log.Info().Str("op", req.Op).Str("peer", req.ID).Str("leader", string(leaderID)).
@@ -77,39 +87,53 @@ func (n *Node) forwardChange(req forwardReq) error {
 }
 
 // localChange carries out req if this node leads (else cluster.ErrNotLeader).
-func (n *Node) localChange(req forwardReq) error {
+func (n *Node) localChange(req forwardReq) (forwardResp, error) {
 	switch req.Op {
 	case "add-voter":
-		return n.AddVoter(req.ID, req.Addr)
+		return forwardResp{}, n.AddVoter(req.ID, req.Addr)
 	case "remove-server":
-		return n.RemoveServer(req.ID)
+		return forwardResp{}, n.RemoveServer(req.ID)
+	case "set-policy", "remove-policy":
+		return n.localPolicy(req)
 	}
-	return fmt.Errorf("raft: unknown membership change %q", req.Op)
+	return forwardResp{}, fmt.Errorf("raft: unknown forwarded change %q", req.Op)
 }
 
-// sendChange asks the leader at addr to carry out req.
-func (n *Node) sendChange(addr string, req forwardReq) error {
+// sendChange asks the leader at addr to carry out req; a refused policy
+// comes back as a *jobs.PolicyError.
+func (n *Node) sendChange(addr string, req forwardReq) (forwardResp, error) {
+	var resp forwardResp
+	var b bytes.Buffer
+	b.WriteByte(forwardByte)
+	enc := json.NewEncoder(&b) // ends the line with '\n'
+	enc.SetEscapeHTML(false)   // a schedule's body keeps its size
+	if err := enc.Encode(req); err != nil {
+		return resp, fmt.Errorf("raft: forward: %w", err)
+	}
+	if b.Len() > forwardMaxLine {
+		return resp, &jobs.PolicyError{Reason: "too large to forward to the leader"}
+	}
 	c, err := n.stream.Dial(hraft.ServerAddress(addr), 10*time.Second)
 	if err != nil {
-		return fmt.Errorf("raft: forward to the leader at %s: %w", addr, err)
+		return resp, fmt.Errorf("raft: forward to the leader at %s: %w", addr, err)
 	}
 	defer c.Close()
 	_ = c.SetDeadline(time.Now().Add(forwardWait))
-	b, _ := json.Marshal(req)
-	if _, err := c.Write(append(append([]byte{forwardByte}, b...), '\n')); err != nil {
-		return fmt.Errorf("raft: forward to the leader at %s: %w", addr, err)
+	if _, err := c.Write(b.Bytes()); err != nil {
+		return resp, fmt.Errorf("raft: forward to the leader at %s: %w", addr, err)
 	}
-	var resp forwardResp
 	if err := readJSONLine(c, &resp); err != nil {
-		return fmt.Errorf("raft: forward to the leader at %s: %w", addr, err)
+		return resp, fmt.Errorf("raft: forward to the leader at %s: %w", addr, err)
 	}
 	switch {
 	case resp.NotLeader:
-		return fmt.Errorf("%w: %s no longer leads (%s)", cluster.ErrNotLeader, addr, resp.Error)
+		return resp, fmt.Errorf("%w: %s no longer leads (%s)", cluster.ErrNotLeader, addr, resp.Error)
+	case resp.BadPolicy != nil:
+		return resp, &jobs.PolicyError{Field: resp.BadPolicy.Field, Reason: resp.BadPolicy.Reason}
 	case resp.Error != "":
-		return fmt.Errorf("raft: the leader at %s: %s", addr, resp.Error)
+		return resp, fmt.Errorf("raft: the leader at %s: %s", addr, resp.Error)
 	}
-	return nil
+	return resp, nil
 }
 
 // serveForward serves one forwarded change on an accepted connection whose
@@ -119,13 +143,22 @@ func (n *Node) serveForward(c net.Conn, r *bufio.Reader) {
 	_, _ = r.ReadByte()
 	var req forwardReq
 	var resp forwardResp
-	if err := readJSONLine(r, &req); err != nil {
+	var err error
+	if err = readJSONLine(r, &req); err != nil {
 		resp.Error = "bad request: " + err.Error()
-	} else if err := n.localChange(req); err != nil {
+	} else if resp, err = n.localChange(req); err != nil {
 		resp.Error, resp.NotLeader = err.Error(), errors.Is(err, cluster.ErrNotLeader)
+		var pe *jobs.PolicyError
+		if errors.As(err, &pe) {
+			resp.BadPolicy = &policyFault{Field: pe.Field, Reason: pe.Reason}
+		}
 	} else {
-		n.log.Info().Str("op", req.Op).Str("peer", req.ID).Str("remote_addr", c.RemoteAddr().String()).
-			Msg("membership change carried out for a follower")
+		ev := n.log.Info().Str("op", req.Op).Str("remote_addr", c.RemoteAddr().String())
+		if req.Tube != "" {
+			ev.Str("tube", req.Tube).Msg("policy change carried out for a follower")
+		} else {
+			ev.Str("peer", req.ID).Msg("membership change carried out for a follower")
+		}
 	}
 	b, _ := json.Marshal(resp)
 	_, _ = c.Write(append(b, '\n'))
@@ -135,16 +168,22 @@ func (n *Node) serveForward(c net.Conn, r *bufio.Reader) {
 func readJSONLine(r io.Reader, v any) error {
 	br, ok := r.(*bufio.Reader)
 	if !ok {
-		br = bufio.NewReaderSize(r, forwardMaxLine)
+		br = bufio.NewReader(r)
 	}
-	line, err := br.ReadSlice('\n')
-	if err != nil && !errors.Is(err, bufio.ErrBufferFull) {
-		return err
+	var line []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if len(line)+len(chunk) > forwardMaxLine {
+			return errors.New("line too long")
+		}
+		line = append(line, chunk...)
+		if err == nil {
+			return json.Unmarshal(line, v)
+		}
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return err
+		}
 	}
-	if len(line) > forwardMaxLine || errors.Is(err, bufio.ErrBufferFull) {
-		return errors.New("line too long")
-	}
-	return json.Unmarshal(line, v)
 }
 
 // waitConfig waits (bounded by ApplyTimeout) until this node's

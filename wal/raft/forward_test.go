@@ -3,6 +3,7 @@ package raft
 import (
 	"slices"
 	"testing"
+	"time"
 
 	hraft "github.com/hashicorp/raft"
 	"github.com/stretchr/testify/assert"
@@ -54,7 +55,7 @@ func TestForwardMembership(t *testing.T) {
 
 	extra := Peer{ID: "n3", Addr: freeTCPAddr(t)}
 	n3 := openTLSNode(t, ca, extra, nil)
-	require.NoError(t, f1.ForwardAddVoter(extra.ID, extra.Addr))
+	retryNotLeader(t, func() error { return f1.ForwardAddVoter(extra.ID, extra.Addr) })
 	assert.Contains(t, servers(f1), "n3", "the follower that forwarded sees the change")
 	assert.Contains(t, servers(nodes[li]), "n3")
 	enginetest.Eventually(t, "n3 to catch up", func() bool { return n3.Stats().AppliedIndex >= nodes[li].Stats().CommitIndex })
@@ -66,10 +67,28 @@ func TestForwardMembership(t *testing.T) {
 	defer sl.Close()
 	rogue := &Node{stream: sl, log: testLogger()}
 	_, leaderAddr := f2.Leader()
-	assert.Error(t, rogue.sendChange(leaderAddr, forwardReq{Op: "remove-server", ID: "n3"}))
+	_, err = rogue.sendChange(leaderAddr, forwardReq{Op: "remove-server", ID: "n3"})
+	assert.Error(t, err)
 	assert.Contains(t, servers(nodes[li]), "n3", "the rogue's change was not carried out")
 
-	require.NoError(t, f2.ForwardRemoveServer("n3"))
+	retryNotLeader(t, func() error { return f2.ForwardRemoveServer("n3") })
 	assert.NotContains(t, servers(f2), "n3")
 	assert.NotContains(t, servers(nodes[li]), "n3")
+}
+
+// retryNotLeader calls change until it succeeds, retrying while it fails
+// with ErrNotLeader (a leader change under way on a loaded machine, which
+// the Forward* contract says to retry); any other error fails the test.
+func retryNotLeader(t *testing.T, change func() error) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		err := change()
+		if err == nil {
+			return
+		}
+		require.ErrorIs(t, err, cluster.ErrNotLeader)
+		require.True(t, time.Now().Before(deadline), "still no leader to take the change: %v", err)
+		time.Sleep(50 * time.Millisecond)
+	}
 }

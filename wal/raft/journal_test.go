@@ -90,7 +90,7 @@ func putRec(id uint64) jobs.Record {
 func TestJournalGroupCommit(t *testing.T) {
 	r := newFakeRaft(t, true)
 	counts := new(proposed)
-	j := newJournal(r, 1<<20, 1, time.Second, counts)
+	j := newJournal(r, 1<<20, 2, time.Second, counts)
 	defer closeJournal(r, j)
 	var mu sync.Mutex
 	seen := 0
@@ -128,6 +128,35 @@ func TestJournalGroupCommit(t *testing.T) {
 	mu.Lock()
 	assert.Equal(t, 2, seen)
 	mu.Unlock()
+}
+
+// TestJournalOneInFlight: with MaxInflight 1 the next entry is handed to
+// raft only once the one in flight is applied; what arrives meanwhile
+// waits, and goes out as one entry.
+func TestJournalOneInFlight(t *testing.T) {
+	r := newFakeRaft(t, false)
+	j := newJournal(r, 1<<20, 1, time.Second, nil)
+	defer closeJournal(r, j)
+
+	_, err := j.Append(putRec(1))
+	require.NoError(t, err)
+	assert.Equal(t, 1, <-r.applied)
+	for id := uint64(2); id <= 10; id++ {
+		_, err := j.Append(putRec(id))
+		require.NoError(t, err)
+	}
+	select {
+	case n := <-r.applied:
+		t.Fatalf("entry %d handed to raft while the first was in flight", n)
+	case <-time.After(50 * time.Millisecond):
+	}
+	r.future(0).done <- nil
+	assert.Equal(t, 2, <-r.applied)
+	r.mu.Lock()
+	assert.Len(t, r.entries[1], 9, "the records that waited go out as one entry")
+	r.mu.Unlock()
+	r.future(1).done <- nil
+	enginetest.Eventually(t, "commit of both entries", func() bool { c, _ := j.Committed(); return c == 10 })
 }
 
 // TestJournalLeadershipLost: a failed entry kills the journal: Committed

@@ -50,6 +50,11 @@ type leaderTerm struct {
 	runDone chan struct{}
 }
 
+// logCacheEntries is how many of the latest raft entries the leader keeps
+// in memory for replication: the entries in flight (Config.MaxInflight) and
+// a follower's short lag. Entries are up to Config.MaxBatchBytes each.
+const logCacheEntries = 64
+
 // Open starts a node: it opens (or creates) the stores, starts raft, and
 // bootstraps the cluster from Config.Peers if the node has no state.
 func Open(c Config) (*Node, error) {
@@ -70,7 +75,14 @@ func Open(c Config) (*Node, error) {
 		n.closeStores()
 		return nil, fmt.Errorf("raft: read state: %w", err)
 	}
-	r, err := hraft.NewRaft(rc, n.fsm, n.cfg.LogStore, n.cfg.StableStore, n.cfg.SnapshotStore, n.cfg.Transport)
+	// The leader reads every entry it replicates back from the log store;
+	// the cache answers the recent ones from memory (no pread per entry).
+	logs, err := hraft.NewLogCache(logCacheEntries, n.cfg.LogStore)
+	if err != nil {
+		n.closeStores()
+		return nil, fmt.Errorf("raft: %w", err)
+	}
+	r, err := hraft.NewRaft(rc, n.fsm, logs, n.cfg.StableStore, n.cfg.SnapshotStore, n.cfg.Transport)
 	if err != nil {
 		n.closeStores()
 		return nil, fmt.Errorf("raft: start: %w", err)

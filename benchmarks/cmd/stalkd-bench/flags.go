@@ -55,11 +55,17 @@ scenarios:
   serve-echo  run the built-in echo server on -a for --duration
   all         every case of benchmarks/BENCHMARKS.md against one target (--server CMD, or -a ADDR [--pid N])
   compare-all every case against two targets (--server-a CMD --server-b CMD, or -a A --compare B)
+  cluster-all put with 1, 100 and 10x64 pipelined clients: a 3-node stalkd cluster through its
+              leader against one -b DIR -f0 node, and through a follower against through the
+              leader (--server './bin/stalkd -l 127.0.0.1 -p {port}', without -b)
 
 With --server (or --pid) every run also reports the server's CPU time per
 operation (utime+stime from /proc over the measured window). In server
 templates {port} becomes a free port and {dir} a fresh empty directory per
-run (for -b). Every run also measures the generator's own ceiling against a
+run (for -b). A template "cluster:leader CMD" or "cluster:follower CMD"
+starts three nodes from CMD, each with its own {port}, {dir}, {id} and {raft}
+({peers}: all of them as id=raft), and measures the leader's client port or a
+follower's. Every run also measures the generator's own ceiling against a
 built-in echo server (--no-ceiling to skip). Templates run with sh -c.
 --heavy adds the long cases to all and compare-all. Each case without
 server flags of its own also runs as NAME-b with the log on (-b {dir}, the

@@ -44,6 +44,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if o.scenario == "serve-echo" {
 		err = serveEcho(o, stderr)
+	} else if o.scenario == "cluster-all" {
+		err = runClusterMatrix(o, stdout, stderr)
 	} else if o.scenario == "all" || o.scenario == "compare-all" {
 		err = runMatrix(o, stdout, stderr)
 	} else if o.comparing() {

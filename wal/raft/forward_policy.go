@@ -1,0 +1,136 @@
+package raft
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	hraft "github.com/hashicorp/raft"
+
+	"github.com/stalkd/stalkd/jobs"
+	"github.com/stalkd/stalkd/jobs/cluster"
+)
+
+// Forwarded policy changes (issue 22). A tube policy lives in the
+// replicated state, and only the leader's queue may change it; asked of a
+// follower, ForwardSetPolicy and ForwardRemovePolicy send the change to the
+// leader the way membership changes go (forward.go: the raft port, node
+// TLS, one JSON line each way, one hop at most). The leader carries it out
+// on the queue of its current term and answers once the change is
+// committed, as its own admin API does; a policy it refuses comes back as
+// the same *jobs.PolicyError, naming the field.
+
+// policyFault is a *jobs.PolicyError on the wire.
+type policyFault struct {
+	Field  string `json:"field"`
+	Reason string `json:"reason"`
+}
+
+// commitPoll is how often a forwarded policy change checks whether it is
+// committed (a rare admin call: polling costs nothing worth a subscription).
+const commitPoll = 2 * time.Millisecond
+
+// ForwardSetPolicy is jobs.Queue.SetPolicy asked of any node: this node
+// carries it out if it leads, else the leader does. It returns once the
+// change is committed. A refused policy is a *jobs.PolicyError;
+// cluster.ErrNotLeader: no leader is known, or leadership moved while the
+// change was under way (retry).
+func (n *Node) ForwardSetPolicy(tube string, p jobs.Policy) error {
+	_, err := n.forwardPolicy(forwardReq{Op: "set-policy", Tube: tube, Policy: &p})
+	return err
+}
+
+// ForwardRemovePolicy is jobs.Queue.RemovePolicy asked of any node (see
+// ForwardSetPolicy); removed is false when the tube had no policy.
+func (n *Node) ForwardRemovePolicy(tube string) (removed bool, err error) {
+	resp, err := n.forwardPolicy(forwardReq{Op: "remove-policy", Tube: tube})
+	return resp.Removed, err
+}
+
+func (n *Node) forwardPolicy(req forwardReq) (forwardResp, error) {
+	resp, err := n.localPolicy(req)
+	if !errors.Is(err, cluster.ErrNotLeader) || n.stream == nil {
+		return resp, err
+	}
+	leaderAddr, leaderID := n.raft.LeaderWithID()
+	if leaderAddr == "" || string(leaderID) == n.cfg.ID {
+		return resp, err
+	}
+	resp, err = n.sendChange(string(leaderAddr), req)
+	if err == nil {
+		n.log.Info().Str("op", req.Op).Str("tube", req.Tube).Str("leader", string(leaderID)).
+			Msg("policy change forwarded to the leader")
+	}
+	return resp, err
+}
+
+// localPolicy carries out a policy change on this term's queue and waits
+// until it is committed (bounded by ApplyTimeout); cluster.ErrNotLeader if
+// this node does not lead, or stopped leading before the change committed.
+func (n *Node) localPolicy(req forwardReq) (forwardResp, error) {
+	var resp forwardResp
+	q := n.termQueue()
+	if q == nil {
+		return resp, cluster.ErrNotLeader
+	}
+	var seq uint64
+	var err error
+	switch req.Op {
+	case "set-policy":
+		if req.Policy == nil {
+			return resp, errors.New("raft: set-policy without a policy")
+		}
+		seq, err = q.SetPolicySeq(req.Tube, *req.Policy)
+	case "remove-policy":
+		resp.Removed, seq, err = q.RemovePolicySeq(req.Tube)
+	default:
+		return resp, fmt.Errorf("raft: unknown policy change %q", req.Op)
+	}
+	if err != nil {
+		return resp, n.termError(q, err)
+	}
+	return resp, n.waitCommitted(q, seq)
+}
+
+// termQueue returns the queue of this node's term; nil if it does not
+// lead. Just elected, a leader builds its queue first (a barrier, then the
+// restore): a change that arrives meanwhile waits for it (bounded by
+// ApplyTimeout) rather than be refused as not the leader's.
+func (n *Node) termQueue() *jobs.Queue {
+	deadline := time.Now().Add(n.cfg.ApplyTimeout)
+	for {
+		if q := n.Queue(); q != nil || n.raft.State() != hraft.Leader || time.Now().After(deadline) {
+			return q
+		}
+		time.Sleep(commitPoll)
+	}
+}
+
+// waitCommitted waits until seq of q is committed.
+func (n *Node) waitCommitted(q *jobs.Queue, seq uint64) error {
+	deadline := time.Now().Add(n.cfg.ApplyTimeout)
+	for {
+		done, err := q.Committed(seq)
+		if done {
+			return n.termError(q, err)
+		}
+		if time.Now().After(deadline) {
+			return n.termError(q, errors.New("raft: the change was not committed in time"))
+		}
+		time.Sleep(commitPoll)
+	}
+}
+
+// termError marks err as cluster.ErrNotLeader when q's term is over (the
+// change may or may not have committed: the caller retries, and setting or
+// removing a policy twice is harmless).
+func (n *Node) termError(q *jobs.Queue, err error) error {
+	if err == nil || n.Queue() == q {
+		return err
+	}
+	var pe *jobs.PolicyError
+	if errors.As(err, &pe) {
+		return err
+	}
+	return fmt.Errorf("%w: leadership moved (%v)", cluster.ErrNotLeader, err)
+}
