@@ -26,9 +26,9 @@ type policyFault struct {
 	Reason string `json:"reason"`
 }
 
-// commitPoll is how often a forwarded policy change checks whether it is
-// committed (a rare admin call: polling costs nothing worth a subscription).
-const commitPoll = 2 * time.Millisecond
+// electedPoll is how often a change that arrives while this node, just
+// elected, still builds its queue looks again (a rare and short wait).
+const electedPoll = 2 * time.Millisecond
 
 // ForwardSetPolicy is jobs.Queue.SetPolicy asked of any node: this node
 // carries it out if it leads, else the leader does. It returns once the
@@ -69,10 +69,11 @@ func (n *Node) forwardPolicy(req forwardReq) (forwardResp, error) {
 // this node does not lead, or stopped leading before the change committed.
 func (n *Node) localPolicy(req forwardReq) (forwardResp, error) {
 	var resp forwardResp
-	q := n.termQueue()
-	if q == nil {
+	t := n.termOf()
+	if t == nil {
 		return resp, cluster.ErrNotLeader
 	}
+	q := t.q
 	var seq uint64
 	var err error
 	switch req.Op {
@@ -89,35 +90,40 @@ func (n *Node) localPolicy(req forwardReq) (forwardResp, error) {
 	if err != nil {
 		return resp, n.termError(q, err)
 	}
-	return resp, n.waitCommitted(q, seq)
+	return resp, n.waitCommitted(t, seq)
 }
 
-// termQueue returns the queue of this node's term; nil if it does not
-// lead. Just elected, a leader builds its queue first (a barrier, then the
+// termOf returns this node's term of leadership; nil if it does not lead.
+// Just elected, a leader builds its queue first (a barrier, then the
 // restore): a change that arrives meanwhile waits for it (bounded by
 // ApplyTimeout) rather than be refused as not the leader's.
-func (n *Node) termQueue() *jobs.Queue {
+func (n *Node) termOf() *leaderTerm {
 	deadline := time.Now().Add(n.cfg.ApplyTimeout)
 	for {
-		if q := n.Queue(); q != nil || n.raft.State() != hraft.Leader || time.Now().After(deadline) {
-			return q
+		if t := n.leading(); t != nil || n.raft.State() != hraft.Leader || time.Now().After(deadline) {
+			return t
 		}
-		time.Sleep(commitPoll)
+		time.Sleep(electedPoll)
 	}
 }
 
-// waitCommitted waits until seq of q is committed.
-func (n *Node) waitCommitted(q *jobs.Queue, seq uint64) error {
-	deadline := time.Now().Add(n.cfg.ApplyTimeout)
+// waitCommitted waits until seq of t's queue is committed (or its journal
+// fails), woken by t's commit signal, the protocol's own broadcast: no
+// polling.
+func (n *Node) waitCommitted(t *leaderTerm, seq uint64) error {
+	timeout := time.NewTimer(n.cfg.ApplyTimeout)
+	defer timeout.Stop()
 	for {
-		done, err := q.Committed(seq)
+		woken := t.commits.wait() // before the check: no commit is missed
+		done, err := t.q.Committed(seq)
 		if done {
-			return n.termError(q, err)
+			return n.termError(t.q, err)
 		}
-		if time.Now().After(deadline) {
-			return n.termError(q, errors.New("raft: the change was not committed in time"))
+		select {
+		case <-woken:
+		case <-timeout.C:
+			return n.termError(t.q, errors.New("raft: the change was not committed in time"))
 		}
-		time.Sleep(commitPoll)
 	}
 }
 

@@ -48,6 +48,7 @@ type leaderTerm struct {
 	j       *Journal
 	cancel  context.CancelFunc
 	runDone chan struct{}
+	commits signal // fired at each commit of j, and when j fails
 }
 
 // logCacheEntries is how many of the latest raft entries the leader keeps
@@ -160,6 +161,7 @@ func (n *Node) startTerm() error {
 	n.fsm.src.Store(j)
 	ctx, cancel := context.WithCancel(context.Background())
 	t := &leaderTerm{q: q, j: j, cancel: cancel, runDone: make(chan struct{})}
+	j.Subscribe(t.commits.fire)
 	go func() {
 		defer close(t.runDone)
 		q.Run(ctx)
@@ -205,12 +207,17 @@ func (n *Node) endTerm() {
 
 // Queue returns the queue to serve while this node leads, or nil.
 func (n *Node) Queue() *jobs.Queue {
+	if t := n.leading(); t != nil {
+		return t.q
+	}
+	return nil
+}
+
+// leading returns this node's term of leadership, or nil.
+func (n *Node) leading() *leaderTerm {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	if n.term == nil {
-		return nil
-	}
-	return n.term.q
+	return n.term
 }
 
 // Leader returns the current leader's id and raft address (empty if none
