@@ -71,6 +71,10 @@ func noraceTarget(t *testing.T, makefile string) (map[string]bool, *regexp.Regex
 	return pkgs, re
 }
 
+// raceFlags are the names a test reads the race detector's state by: a
+// package's own flag, or the test kit's (enginetest.RaceEnabled).
+var raceFlags = map[string]bool{"raceEnabled": true, "raceEnabledInternal": true, "RaceEnabled": true}
+
 // raceGatedTests maps "dir.TestName" (dir relative to root, "/"-separated)
 // to true for every test function whose body names the race flag.
 func raceGatedTests(t *testing.T, root string) map[string]bool {
@@ -97,7 +101,7 @@ func raceGatedTests(t *testing.T, root string) map[string]bool {
 				continue
 			}
 			ast.Inspect(fn.Body, func(n ast.Node) bool {
-				if id, ok := n.(*ast.Ident); ok && (id.Name == "raceEnabled" || id.Name == "raceEnabledInternal") {
+				if id, ok := n.(*ast.Ident); ok && raceFlags[id.Name] {
 					out[filepath.ToSlash(rel)+"."+fn.Name.Name] = true
 				}
 				return true
