@@ -62,7 +62,7 @@ norace:
 	$(GO) test -count=1 -timeout 5m -run '$(NORACE_TESTS)' $(NORACE_PKGS)
 
 # Each fuzz target in turn for FUZZTIME (make fuzz FUZZTIME=5m); fuzz/run.sh
-# runs a target once more after Go 1.26's bare fuzztime-deadline failure.
+# runs a target again (up to three runs) after Go 1.26's bare fuzztime-deadline failure.
 fuzz:
 	@GO=$(GO) bash fuzz/run.sh $(FUZZTIME) $(FUZZMINTIME)
 
