@@ -84,8 +84,19 @@ func (s *stack) client() *beanstalk.Conn {
 // do sends a request to the admin listener and returns the status and body.
 func (s *stack) do(method, path string, hdr ...string) (int, []byte) {
 	s.t.Helper()
-	req, err := http.NewRequest(method, s.adm.URL()+path, nil)
+	return s.request(method, path, nil, hdr)
+}
+
+// request does one request (a JSON body when body is not nil; hdr is
+// name/value pairs, "Host" setting the request's host) and returns the
+// status and response.
+func (s *stack) request(method, path string, body io.Reader, hdr []string) (int, []byte) {
+	s.t.Helper()
+	req, err := http.NewRequest(method, s.adm.URL()+path, body)
 	require.NoError(s.t, err)
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
 	for i := 0; i+1 < len(hdr); i += 2 {
 		if hdr[i] == "Host" {
 			req.Host = hdr[i+1]

@@ -17,25 +17,10 @@ import (
 	"github.com/stalkd/stalkd/jobs"
 )
 
-// send does a request with a body and returns the status and response.
+// send does a request with a JSON body and returns the status and response.
 func (s *stack) send(method, path, body string, hdr ...string) (int, []byte) {
 	s.t.Helper()
-	req, err := http.NewRequest(method, s.adm.URL()+path, strings.NewReader(body))
-	require.NoError(s.t, err)
-	req.Header.Set("Content-Type", "application/json")
-	for i := 0; i+1 < len(hdr); i += 2 {
-		if hdr[i] == "Host" {
-			req.Host = hdr[i+1]
-		} else {
-			req.Header.Set(hdr[i], hdr[i+1])
-		}
-	}
-	res, err := http.DefaultClient.Do(req)
-	require.NoError(s.t, err)
-	defer res.Body.Close()
-	b, err := io.ReadAll(res.Body)
-	require.NoError(s.t, err)
-	return res.StatusCode, b
+	return s.request(method, path, strings.NewReader(body), hdr)
 }
 
 // refused decodes a bad_policy answer and returns its field.
