@@ -48,7 +48,7 @@ func LoadNodeTLS(certFile, keyFile, caFile string) (*NodeTLS, error) {
 // Reload reads the three files again. All or nothing: on error the
 // certificate, key and CA in use stay.
 func (n *NodeTLS) Reload() error {
-	pool, err := readCAPool(n.caFile)
+	pool, err := readCAPool(n.caFile, "node TLS CA")
 	if err != nil {
 		return err
 	}
@@ -61,15 +61,16 @@ func (n *NodeTLS) Reload() error {
 	return nil
 }
 
-// readCAPool reads a PEM file of CA certificates.
-func readCAPool(file string) (*x509.CertPool, error) {
+// readCAPool reads a PEM file of CA certificates; what names it in errors
+// ("client CA", "node TLS CA").
+func readCAPool(file, what string) (*x509.CertPool, error) {
 	pem, err := os.ReadFile(file)
 	if err != nil {
-		return nil, fmt.Errorf("engine: node TLS CA: %w", err)
+		return nil, fmt.Errorf("engine: %s: %w", what, err)
 	}
 	pool := x509.NewCertPool()
 	if !pool.AppendCertsFromPEM(pem) {
-		return nil, errors.New("engine: node TLS CA: no PEM certificate in " + file)
+		return nil, errors.New("engine: " + what + ": no PEM certificate in " + file)
 	}
 	return pool, nil
 }

@@ -3,9 +3,7 @@ package tlscert
 import (
 	"crypto/tls"
 	"crypto/x509"
-	"errors"
 	"fmt"
-	"os"
 	"sync/atomic"
 	"time"
 )
@@ -64,13 +62,9 @@ func ServerTLSConfig(certs *CertFiles, clientCAFile string) (*tls.Config, error)
 	if clientCAFile == "" {
 		return cfg, nil
 	}
-	pem, err := os.ReadFile(clientCAFile)
+	pool, err := readCAPool(clientCAFile, "client CA")
 	if err != nil {
-		return nil, fmt.Errorf("engine: client CA: %w", err)
-	}
-	pool := x509.NewCertPool()
-	if !pool.AppendCertsFromPEM(pem) {
-		return nil, errors.New("engine: client CA: no PEM certificate in " + clientCAFile)
+		return nil, err
 	}
 	cfg.ClientCAs, cfg.ClientAuth = pool, tls.RequireAndVerifyClientCert
 	return cfg, nil
