@@ -58,17 +58,46 @@ type carrier struct {
 	watch  []string // listing order
 }
 
+// newCarrier returns the carrier of client, on the leader engine of
+// generation gen, with a fresh session's tubes.
+func newCarrier(f *Front, client net.Conn, gen uint64) *carrier {
+	return &carrier{f: f, client: client, cmds: make(chan []carried, 16), gen: gen,
+		use: "default", watch: []string{"default"}}
+}
+
+// end closes the client's socket once run is over.
+func (c *carrier) end() {
+	_ = c.client.Close()
+	go func() { // readCommands ends at the closed socket; let it
+		for range c.cmds {
+		}
+	}()
+}
+
 // readCommands frames the client's commands and hands them to run, a
 // batch per read (one channel send, one allocation for their bytes), until
-// end of input or an error; it closes cmds.
-func (c *carrier) readCommands() {
+// end of input or an error; it closes cmds. The input starts with in
+// (received earlier, by the engine of a Handoff), of which - and of what
+// follows - the first skip bytes are dropped unread (the end of a put
+// the engine had begun).
+func (c *carrier) readCommands(in []byte, skip int) {
 	defer close(c.cmds)
 	d := codec.NewDecoder(c.f.cfg.MaxJobSize)
-	var in, pend []byte // pend: the bytes of a command begun in an earlier read
+	var pend []byte // the bytes of a command begun in an earlier read
 	buf := make([]byte, 16<<10)
+	primed := len(in) > 0 // decode what is in before the first read
 	for {
-		n, err := c.client.Read(buf)
-		in = append(in, buf[:n]...)
+		var n int
+		var err error
+		if !primed {
+			n, err = c.client.Read(buf)
+			in = append(in, buf[:n]...)
+		}
+		primed = false
+		if skip > 0 {
+			k := min(skip, len(in))
+			in, skip = in[k:], skip-k
+		}
 		// Every byte consumed in this read goes to blob (its capacity is
 		// enough: the decoder consumes at most in), and each command
 		// finished here is a view of it; the items own blob from now on.
@@ -129,7 +158,6 @@ func (c *carrier) readCommands() {
 // run carries the client's commands to the leader, reconnecting when the
 // leader changes, until the conversation ends.
 func (c *carrier) run(up net.Conn) {
-	c.use, c.watch = "default", []string{"default"}
 	for up != nil {
 		up = c.session(up)
 		if up == nil {

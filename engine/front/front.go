@@ -47,7 +47,16 @@ type Config struct {
 	// (NodeTLS.ClientConfig): the front dials the leader's engine inside
 	// it, and the engine must require it (NodeTLS.ServerConfig). nil:
 	// plain TCP.
-	TLS    *tls.Config
+	TLS *tls.Config
+	// Direct, if set, is offered every plain (not TLS) client connection
+	// before it is carried: it reports whether the leader's engine in this
+	// process took the connection to serve it itself (this node leads),
+	// which saves the leader the carry over loopback. A connection taken
+	// is the engine's until back is called, once: with nil when the
+	// connection ended, or with a Handoff when the engine let go of it
+	// (this node stopped leading); the front then carries it to the next
+	// leader as any other. back does not block.
+	Direct func(c net.Conn, back func(*Handoff)) bool
 	Logger zerolog.Logger
 }
 
@@ -128,6 +137,9 @@ func (f *Front) accept() {
 			}
 			continue
 		}
+		if f.direct(c) {
+			continue
+		}
 		if !f.track(c) {
 			_ = c.Close()
 			return
@@ -145,6 +157,19 @@ func (f *Front) track(c net.Conn) bool {
 		return false
 	}
 	f.conns[c] = struct{}{}
+	return true
+}
+
+// trackServe tracks c and counts a goroutine that serves it, under one
+// lock, so that Stop either sees both or refuses (false).
+func (f *Front) trackServe(c net.Conn) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed {
+		return false
+	}
+	f.conns[c] = struct{}{}
+	f.wg.Add(1)
 	return true
 }
 
@@ -188,14 +213,10 @@ func (f *Front) serve(client net.Conn) {
 		refuse(client)
 		return
 	}
-	c := &carrier{f: f, client: client, cmds: make(chan []carried, 16), gen: gen}
-	go c.readCommands()
+	c := newCarrier(f, client, gen)
+	go c.readCommands(nil, 0)
 	c.run(up)
-	_ = client.Close()
-	go func() { // readCommands ends at the closed socket; let it
-		for range c.cmds {
-		}
-	}()
+	c.end()
 }
 
 // handshake runs a TLS client's handshake (a listener wrapped by
