@@ -28,7 +28,8 @@
 // # Concurrency
 //
 // One goroutine accepts; per connection, one reads the client's commands,
-// one carries them and the replies, one reads the leader's replies (a
+// one carries them to the leader (and the connection to the next leader),
+// one reads the leader's replies and writes them to the client (a
 // direct connection has none until it is handed back: the engine's event
 // loops serve it, and Config.Direct's back may run on one of them). Config
 // is copied by Start and never modified; Stop and Addr are safe from any

@@ -71,8 +71,9 @@ type Config struct {
 // connection is closed once the client has been quiet a moment.
 //
 // Concurrency: one goroutine accepts; per connection, one reads the
-// client's commands, one carries them and the replies, one reads the
-// leader's replies. Stop is safe to call from any goroutine.
+// client's commands, one carries them to the leader, one reads the
+// leader's replies and writes them to the client. Stop is safe to call
+// from any goroutine.
 type Front struct {
 	cfg  Config
 	log  zerolog.Logger
