@@ -5,6 +5,7 @@ import (
 	"context"
 	"io"
 	"net"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -166,4 +167,52 @@ func TestAdoptEndAndRefusal(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "still mine\r\n", got)
 	assert.Empty(t, backs)
+}
+
+// Many adopted connections, busy when the server stops: each is reported
+// exactly once, and each one handed back carries its own session.
+func TestAdoptManyHandedBackOnce(t *testing.T) {
+	s := startServer(t)
+	const n = 40
+	type side struct {
+		client net.Conn
+		backs  <-chan *Detached
+	}
+	sides := make([]side, n)
+	for i := range sides {
+		client, accepted := tcpPair(t)
+		sides[i] = side{client, adopt(t, s, accepted)}
+		tube := "t" + strconv.Itoa(i)
+		_ = client.SetDeadline(time.Now().Add(ioTimeout))
+		_, err := io.WriteString(client, "use "+tube+"\r\n")
+		require.NoError(t, err)
+		line, err := bufio.NewReader(client).ReadString('\n')
+		require.NoError(t, err)
+		require.Equal(t, "USING "+tube+"\r\n", line)
+		// Keep it busy: puts the server may or may not run before it stops.
+		_, err = io.WriteString(client, strings.Repeat("put 0 0 60 1\r\nx\r\n", 20))
+		require.NoError(t, err)
+	}
+	stopNow(t, s)
+	for i, sd := range sides {
+		select {
+		case d := <-sd.backs:
+			if d != nil {
+				assert.Equal(t, "t"+strconv.Itoa(i), d.Use)
+				// What the receiver carries on (Unread past Skip) starts at a
+				// command: the next puts; a put begun is owed, its rest skipped.
+				assert.Equal(t, d.Skip > 0, d.Owed == 1, "owed %d, skip %d", d.Owed, d.Skip)
+				rest := string(d.Unread[min(d.Skip, len(d.Unread)):])
+				assert.True(t, strings.HasPrefix(strings.Repeat("put 0 0 60 1\r\nx\r\n", 20), rest), "carried on: %q", rest)
+				_ = d.Conn.Close()
+			}
+		case <-time.After(ioTimeout):
+			t.Fatalf("connection %d was not reported", i)
+		}
+		select {
+		case <-sd.backs:
+			t.Fatalf("connection %d reported twice", i)
+		default:
+		}
+	}
 }
