@@ -31,6 +31,16 @@ func tcpPair(t *testing.T) (client, accepted net.Conn) {
 	return client, accepted
 }
 
+// adoptedClient is the client side of a connection adopted by s, its
+// reader (every I/O bounded by ioTimeout) and where its end is reported.
+func adoptedClient(t *testing.T, s *Server) (net.Conn, *bufio.Reader, <-chan *Detached) {
+	t.Helper()
+	client, accepted := tcpPair(t)
+	backs := adopt(t, s, accepted)
+	_ = client.SetDeadline(time.Now().Add(ioTimeout))
+	return client, bufio.NewReader(client), backs
+}
+
 // adopt hands accepted to s and returns where its end is reported.
 func adopt(t *testing.T, s *Server, accepted net.Conn) <-chan *Detached {
 	t.Helper()
@@ -62,11 +72,7 @@ func readLines(t *testing.T, r *bufio.Reader, n int) string {
 // it was waiting in (owed a reply) and the command behind it not run.
 func TestAdoptHandsBackOnStop(t *testing.T) {
 	s := startServer(t)
-	client, accepted := tcpPair(t)
-	backs := adopt(t, s, accepted)
-	r := bufio.NewReader(client)
-	_ = client.SetDeadline(time.Now().Add(ioTimeout))
-
+	client, r, backs := adoptedClient(t, s)
 	_, err := io.WriteString(client, "use foo\r\nwatch bar\r\nput 0 0 60 1\r\nx\r\n")
 	require.NoError(t, err)
 	assert.Equal(t, "USING foo\r\nWATCHING 2\r\nINSERTED 1\r\n", readLines(t, r, 3))
@@ -114,10 +120,7 @@ func TestAdoptHandsBackOnStop(t *testing.T) {
 // whole.
 func TestAdoptHandsBackPutMidBody(t *testing.T) {
 	s := startServer(t, func(c *Config) { c.AuthTokens = []string{"sesame"} })
-	client, accepted := tcpPair(t)
-	backs := adopt(t, s, accepted)
-	r := bufio.NewReader(client)
-	_ = client.SetDeadline(time.Now().Add(ioTimeout))
+	client, r, backs := adoptedClient(t, s)
 	_, err := io.WriteString(client, "auth sesame\r\n")
 	require.NoError(t, err)
 	assert.Equal(t, "AUTHENTICATED\r\n", readLines(t, r, 1))

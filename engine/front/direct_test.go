@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rs/zerolog"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -39,16 +38,7 @@ func directTo(srv *engine.Server, cur *atomic.Pointer[engine.Server], token stri
 }
 
 func startDirectFront(t *testing.T, cur *atomic.Pointer[engine.Server], direct func(net.Conn, func(*Handoff)) bool) *Front {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	f := Start(Config{Listener: ln, Leader: currentLeader(cur), Wait: 10 * time.Second, Direct: direct,
-		Logger: zerolog.New(zerolog.NewTestWriter(t))})
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		assert.NoError(t, f.Stop(ctx))
-	})
-	return f
+	return startFrontConfig(t, Config{Leader: currentLeader(cur), Wait: 10 * time.Second, Direct: direct})
 }
 
 // A client of the leader's own node is served by the leader's engine
