@@ -32,6 +32,14 @@ import (
 // reserved until their TTR, and it may still delete, release, bury or
 // touch them.)
 
+// Read buffers per carried connection: small while it is idle (a cluster
+// node may hold thousands), larger for a client that keeps them full.
+const (
+	minReadBuf   = 4 << 10
+	maxReadBuf   = 64 << 10
+	replyReadBuf = 8 << 10
+)
+
 // carried is one client command: its bytes, and what the front tracks.
 type carried struct {
 	raw     []byte
@@ -56,6 +64,8 @@ type carrier struct {
 	gen    uint64         // the generation of the leader's engine the connection is on
 	use    string
 	watch  []string // listing order
+
+	first []carried // commands read before the first session: it sends them first
 
 	mu       sync.Mutex
 	inflight []carried // sent to the leader, not answered yet, in order
@@ -93,15 +103,18 @@ func (c *carrier) end() {
 func (c *carrier) readCommands(in []byte, skip int) {
 	defer close(c.cmds)
 	d := codec.NewDecoder(c.f.cfg.MaxJobSize)
-	var pend []byte // the bytes of a command begun in an earlier read
-	buf := make([]byte, 16<<10)
-	primed := len(in) > 0 // decode what is in before the first read
+	var pend []byte                 // the bytes of a command begun in an earlier read
+	buf := make([]byte, minReadBuf) // doubles, up to maxReadBuf, while reads fill it
+	primed := len(in) > 0           // decode what is in before the first read
 	for {
 		var n int
 		var err error
 		if !primed {
 			n, err = c.client.Read(buf)
 			in = append(in, buf[:n]...)
+			if n == len(buf) && len(buf) < maxReadBuf {
+				buf = make([]byte, 2*len(buf)) // a busy client: read more at a time
+			}
 		}
 		primed = false
 		if skip > 0 {
@@ -188,60 +201,64 @@ func (c *carrier) session(up net.Conn) net.Conn {
 	ended := false // quit sent or input ended: the leader's close ends it
 	moved := c.f.moved()
 	for {
-		var cmds chan []carried
-		if !ended {
-			cmds = c.cmds
-		}
-		select {
-		case <-moved: // a new leader while this one holds on (paused, hung)
-			if moved = c.f.moved(); !c.f.leaderMoved(c.gen) {
-				continue
+		batch, ok := c.first, true // the command that made serve dial, first
+		c.first = nil
+		if batch == nil {
+			var cmds chan []carried
+			if !ended {
+				cmds = c.cmds
 			}
-			c.f.untrack(up) // the reader ends at the closed socket
-			<-done
-			return c.afterReplies(ended, true)
-		case batch, ok := <-cmds:
-			if !ok {
-				c.f.untrack(up)
+			select {
+			case <-moved: // a new leader while this one holds on (paused, hung)
+				if moved = c.f.moved(); !c.f.leaderMoved(c.gen) {
+					continue
+				}
+				c.f.untrack(up) // the reader ends at the closed socket
 				<-done
-				return nil
+				return c.afterReplies(ended, true)
+			case <-done:
+				c.f.untrack(up)
+				return c.afterReplies(ended, false)
+			case batch, ok = <-cmds:
 			}
-			wbuf = wbuf[:0]
-			last := 0 // replies owed by the last command sent
-			c.mu.Lock()
-			for _, it := range batch {
-				if it.eof {
-					ended = true
-					break
-				}
-				if it.op == codec.OpQuit && it.replies == 0 {
-					ended = true
-				}
-				if it.replies > 0 {
-					c.inflight = append(c.inflight, it)
-				}
-				wbuf = append(wbuf, it.raw...)
-				last = it.replies
-			}
-			c.mu.Unlock()
-			if len(wbuf) > 0 {
-				if _, err := up.Write(wbuf); err != nil {
-					c.f.untrack(up)
-					if last == 0 {
-						<-done
-						return nil
-					}
-					continue // the reader reports the failure
-				}
-			}
-			if ended && batch[len(batch)-1].eof {
-				if cw, ok := up.(interface{ CloseWrite() error }); ok { // TCP, or TLS between nodes
-					_ = cw.CloseWrite()
-				}
-			}
-		case <-done:
+		}
+		if !ok {
 			c.f.untrack(up)
-			return c.afterReplies(ended, false)
+			<-done
+			return nil
+		}
+		wbuf = wbuf[:0]
+		last := 0 // replies owed by the last command sent
+		c.mu.Lock()
+		for _, it := range batch {
+			if it.eof {
+				ended = true
+				break
+			}
+			if it.op == codec.OpQuit && it.replies == 0 {
+				ended = true
+			}
+			if it.replies > 0 {
+				c.inflight = append(c.inflight, it)
+			}
+			wbuf = append(wbuf, it.raw...)
+			last = it.replies
+		}
+		c.mu.Unlock()
+		if len(wbuf) > 0 {
+			if _, err := up.Write(wbuf); err != nil {
+				c.f.untrack(up)
+				if last == 0 {
+					<-done
+					return nil
+				}
+				continue // the reader reports the failure
+			}
+		}
+		if ended && batch[len(batch)-1].eof {
+			if cw, ok := up.(interface{ CloseWrite() error }); ok { // TCP, or TLS between nodes
+				_ = cw.CloseWrite()
+			}
 		}
 	}
 }
@@ -389,6 +406,24 @@ func (c *carrier) replay(up net.Conn) error {
 	return nil
 }
 
+// refuseAll answers c.first, then the commands that keep coming, with
+// INTERNAL_ERROR (see refuseRest): no leader to carry them to.
+func (c *carrier) refuseAll() {
+	var out []byte
+	for _, it := range c.first {
+		if it.eof || it.replies == 0 {
+			_, _ = c.client.Write(out)
+			return
+		}
+		out = append(out, codec.InternalError...)
+	}
+	c.first = nil
+	if _, err := c.client.Write(out); err != nil {
+		return
+	}
+	c.refuseRest()
+}
+
 // refuseRest answers the commands still coming with INTERNAL_ERROR until
 // the client has been quiet for refuseQuiet; then the connection closes.
 func (c *carrier) refuseRest() {
@@ -424,7 +459,7 @@ func (c *carrier) refuseRest() {
 // when writing to the client fails, or at a reply to no command.
 func (c *carrier) readReplies(up net.Conn, done chan<- struct{}) {
 	defer close(done)
-	r := bufio.NewReaderSize(up, 64<<10)
+	r := bufio.NewReaderSize(up, replyReadBuf) // a body larger than it is read past it, into out
 	var out []byte
 	flush := func() bool {
 		if len(out) == 0 {

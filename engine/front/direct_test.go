@@ -123,3 +123,19 @@ func TestFrontDirectEndsAndFallsBack(t *testing.T) {
 	onB := enginetest.Dial(t, b.Addr().String())
 	assert.Equal(t, "1", onB.Stats("stats-tube viab")["current-using"])
 }
+
+// A client that has sent nothing costs the leader no connection: the
+// front dials at the first command.
+func TestFrontIdleClientCostsNoUpstream(t *testing.T) {
+	leader := startLeader(t)
+	f := startFront(t, 10*time.Second, fixedLeader(leader.Addr().String()))
+	var idle []*enginetest.Conn
+	for range 5 {
+		idle = append(idle, enginetest.Dial(t, f.Addr().String()))
+	}
+	enginetest.Eventually(t, "the front accepted every client", func() bool { return f.clients.Load() == 5 })
+	onLeader := enginetest.Dial(t, leader.Addr().String())
+	assert.Equal(t, int64(1), onLeader.Stat("current-connections"), "only this one")
+	idle[0].Do("list-tube-used\r\n", "USING default\r\n")
+	assert.Equal(t, int64(2), onLeader.Stat("current-connections"), "the client that spoke is carried")
+}

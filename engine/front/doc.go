@@ -18,7 +18,8 @@
 //
 // It owns the client sockets of a cluster member (accept, the bounded TLS
 // handshake of a listener from tls.NewListener, connection caps) and one
-// upstream connection per client to the leader's engine. It frames
+// upstream connection per client to the leader's engine, dialed at the
+// client's first command (an idle client costs the leader nothing). It frames
 // commands with codec's Decoder and replies with codec.ReplyBodySize, so
 // it knows how many replies each command is owed without understanding
 // them. It imports codec, engine/tlscert and zerolog: not engine (it talks

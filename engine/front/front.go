@@ -206,18 +206,27 @@ func (f *Front) serve(client net.Conn) {
 	if tc, ok := client.(*tls.Conn); ok && !f.handshake(tc) {
 		return
 	}
+	c := newCarrier(f, client, 0)
+	go c.readCommands(nil, 0)
+	defer c.end()
+	// A client costs no connection to the leader (and no goroutine to read
+	// its replies) until its first command: a node may hold thousands of
+	// idle ones.
+	first, ok := <-c.cmds
+	if !ok {
+		return
+	}
+	c.first = first
 	ctx, cancel := f.waitCtx()
 	up, gen := f.dial(ctx)
 	cancel()
 	if up == nil {
 		f.log.Warn().Str("remote_addr", client.RemoteAddr().String()).Msg("no leader; commands refused")
-		refuse(client)
+		c.refuseAll()
 		return
 	}
-	c := newCarrier(f, client, gen)
-	go c.readCommands(nil, 0)
+	c.gen = gen
 	c.run(up)
-	c.end()
 }
 
 // handshake runs a TLS client's handshake (a listener wrapped by
@@ -306,46 +315,5 @@ func (f *Front) Stop(ctx context.Context) error {
 	}
 }
 
-// refuseQuiet is how long refuse waits for more commands before closing.
+// refuseQuiet is how long refuseRest waits for more commands before closing.
 const refuseQuiet = 200 * time.Millisecond
-
-// refuse answers every command the client sent, and sends until it has
-// been quiet for refuseQuiet, with INTERNAL_ERROR (a put: once its body is
-// in), and closes at quit. The client gets an answer, never a hang.
-func refuse(c net.Conn) {
-	d := codec.NewDecoder(refuseMaxBody)
-	var in, out []byte
-	buf := make([]byte, 4096)
-	for {
-		_ = c.SetReadDeadline(time.Now().Add(refuseQuiet))
-		n, err := c.Read(buf)
-		in = append(in, buf[:n]...)
-		for {
-			cmd, k, ok := d.Decode(in)
-			in = in[k:]
-			if !ok {
-				break
-			}
-			if cmd.Op == codec.OpQuit {
-				_, _ = c.Write(out)
-				return
-			}
-			if cmd.Op != codec.OpPutHeader {
-				out = append(out, codec.InternalError...)
-			}
-		}
-		if len(out) > 0 {
-			_ = c.SetWriteDeadline(time.Now().Add(refuseQuiet))
-			if _, werr := c.Write(out); werr != nil {
-				return
-			}
-			out = out[:0]
-		}
-		if err != nil {
-			return
-		}
-	}
-}
-
-// refuseMaxBody: bodies above it are swallowed rather than buffered.
-const refuseMaxBody = 1 << 16
