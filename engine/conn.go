@@ -162,9 +162,15 @@ func (s *Server) putRx(rx *connRx) {
 // step does serve's work: deliver a reserve outcome, run the buffered
 // commands, write the replies.
 func (cn *conn) step() gnet.Action {
-	if cn.srv.stopping.Load() {
+	if s := cn.srv; s.stopping.Load() {
 		// Shutting down: write what is due, start nothing new, and leave
-		// a reserve outcome untaken, so that closing returns the job.
+		// a reserve outcome untaken, so that closing returns the job. An
+		// adopted connection is handed back once that is done.
+		if s.detaching.Load() {
+			if ad, ok := s.adopted.Load(cn); ok {
+				return cn.detach(ad.(*adoption))
+			}
+		}
 		return cn.flush()
 	}
 	if cn.waiting && !cn.takeOutcome() {

@@ -16,7 +16,9 @@
 //     Job, Worker). engine's own public face is the server (Start, Listen,
 //     Serve, Config); a program that wants a queue starts with embed.Open.
 //   - engine/front: a cluster member's client port, which carries every
-//     client to the leader's engine (the third connection runtime).
+//     client to the leader's engine (the third connection runtime) - or,
+//     on the leader itself, gives it to the engine (Server.Adopt), which
+//     hands it back when the node stops leading (adopt.go).
 //   - engine/admin: the HTTP admin listener (metrics, health, JSON API,
 //     dashboard); it reads the queue and never imports engine.
 //   - engine/tlscert: certificate files, reload, server TLS config.

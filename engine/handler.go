@@ -16,10 +16,19 @@ type handler struct {
 
 // OnOpen sets up a new connection's state and session.
 func (h *handler) OnOpen(gc gnet.Conn) ([]byte, gnet.Action) {
+	ad, _ := gc.Context().(*adoption) // set by Adopt
 	if h.s.stopping.Load() {
+		gc.SetContext(nil)
+		if ad != nil {
+			h.s.openAdopted(gc, ad, nil)
+		}
 		return nil, gnet.Close
 	}
-	gc.SetContext(h.s.openConn(gc, gc.Fd(), gc.RemoteAddr(), false))
+	cn := h.s.openConn(gc, gc.Fd(), gc.RemoteAddr(), false)
+	gc.SetContext(cn)
+	if ad != nil {
+		h.s.openAdopted(gc, ad, cn)
+	}
 	return nil, gnet.None
 }
 
@@ -80,6 +89,7 @@ func (cn *conn) end(err error) {
 	cn.released()
 	cn.sess.Close()
 	s.reg.remove(cn)
+	s.endAdopted(cn)
 	if s.verbose >= 1 {
 		ev := s.log.Debug().Int("fd", int(cn.fd))
 		if err != nil && !isEOF(err) {

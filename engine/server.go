@@ -56,6 +56,10 @@ type Server struct {
 	finishers  sync.WaitGroup
 	servedFlag atomic.Bool
 
+	adopted   sync.Map     // *conn -> *adoption: connections taken with Adopt (adopt.go)
+	adopting  atomic.Int64 // Adopt calls that took a connection, ever
+	detaching atomic.Bool  // Stop is handing adopted connections back
+
 	overCap, noFiles, acceptErrs ratelog.Log // warnings, at most one a second each
 	heldState                                // memory held for slow clients (budget.go)
 

@@ -17,7 +17,8 @@ const closeGrace = time.Second
 // clients are refused by the kernel) and stops executing (commands not yet
 // executed are dropped), waits until every reply already due is written (including
 // replies waiting for a journal commit), then closes all connections -
-// which returns their reserved jobs to ready - and, if the Server created
+// which returns their reserved jobs to ready; connections taken with Adopt
+// are handed back open instead, see adopt.go - and, if the Server created
 // the queue, stops the queue's timers. Clients blocked in reserve are
 // disconnected without a reply. When ctx expires first, Stop closes
 // everything at once and returns ctx.Err(). Stop is idempotent.
@@ -42,6 +43,7 @@ func (s *Server) stop(ctx context.Context) error {
 	var err error
 	if served {
 		err = s.drain(ctx)
+		s.detachAdopted(ctx)
 		// Client.Stop closes every connection (OnClose returns their
 		// reserved jobs) and waits for the loops to exit; so does
 		// closing the TLS connections.

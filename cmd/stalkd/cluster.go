@@ -163,6 +163,7 @@ func runCluster(o options, root zerolog.Logger) error {
 			MaxJobSize: maxJobSize(o.maxJob),
 			MaxConns:   ls.maxConns,
 			TLS:        frontTLS(nodeTLS),
+			Direct:     ls.adopt,
 			Logger:     flog,
 		}))
 	}
@@ -287,6 +288,42 @@ func (ls *leaderServer) start(q *jobs.Queue) (string, error) {
 	q.SetDraining(ls.draining)
 	ls.mu.Unlock()
 	return srv.Addr().String(), nil
+}
+
+// adopt gives a client connection of this node's front to the engine of
+// this node's leadership, to serve directly (front.Config.Direct), while
+// this node leads and has announced that engine: a leader's own clients
+// then cost what a single server's do, not a carry over loopback. When
+// the engine stops, it hands the connection back to the front, which
+// carries it to the next leader.
+func (ls *leaderServer) adopt(c net.Conn, back func(*front.Handoff)) bool {
+	ls.mu.Lock()
+	srv := ls.srv
+	ls.mu.Unlock()
+	n := ls.node.Load()
+	if srv == nil || n == nil {
+		return false
+	}
+	now, cancel := context.WithCancel(context.Background())
+	cancel() // ask, do not wait
+	li, err := n.LeaderAddr(now)
+	if err != nil || li.Addr != srv.Addr().String() {
+		return false
+	}
+	return srv.Adopt(c, func(d *engine.Detached) { back(ls.handoff(d, li.Term)) })
+}
+
+// handoff is what the front needs to carry on a connection the engine of
+// term gen let go of (nil: the connection ended).
+func (ls *leaderServer) handoff(d *engine.Detached, gen uint64) *front.Handoff {
+	if d == nil {
+		return nil
+	}
+	h := &front.Handoff{Conn: d.Conn, Gen: gen, Unread: d.Unread, Skip: d.Skip, Owed: d.Owed, Use: d.Use, Watch: d.Watch}
+	if d.Authed && len(ls.tokens) > 0 {
+		h.Auth = []byte("auth " + ls.tokens[0] + "\r\n") // every token of this node's is good on the next leader too
+	}
+	return h
 }
 
 // stop closes the leader's engine and its connections (raft's OnFollower).

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -198,12 +197,9 @@ func startCluster(t *testing.T, n int) []*clusterProc {
 }
 
 // freeAddr returns a loopback address with a port free a moment ago.
-func freeAddr(t *testing.T) string {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	defer l.Close()
-	return l.Addr().String()
-}
+// freeAddr is a loopback address for a node's raft port (see
+// enginetest.FreeAddr: never one the nodes' own port-0 binds can take).
+func freeAddr(t *testing.T) string { return enginetest.FreeAddr(t) }
 
 func (p *clusterProc) start(t *testing.T, all []*clusterProc) {
 	var peers []string

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/stalkd/stalkd/codec"
@@ -31,6 +32,14 @@ import (
 // reserved until their TTR, and it may still delete, release, bury or
 // touch them.)
 
+// Read buffers per carried connection: small while it is idle (a cluster
+// node may hold thousands), larger for a client that keeps them full.
+const (
+	minReadBuf   = 4 << 10
+	maxReadBuf   = 64 << 10
+	replyReadBuf = 8 << 10
+)
+
 // carried is one client command: its bytes, and what the front tracks.
 type carried struct {
 	raw     []byte
@@ -40,14 +49,13 @@ type carried struct {
 	eof     bool   // the client half-closed (no bytes)
 }
 
-// replyBatch is the leader's replies that arrived together (views of one
-// buffer), then maybe its connection's failure.
-type replyBatch struct {
-	b   [][]byte
-	err error
-}
-
 // carrier runs one client connection.
+//
+// Ownership: while a session runs, its reply reader (readReplies) alone
+// writes to the client and updates auth, use and watch; the session
+// goroutine reads them, and writes to the client, only once the reader has
+// ended. inflight is shared under mu: the session appends what it sends,
+// the reader takes what is answered.
 type carrier struct {
 	f      *Front
 	client net.Conn
@@ -56,19 +64,63 @@ type carrier struct {
 	gen    uint64         // the generation of the leader's engine the connection is on
 	use    string
 	watch  []string // listing order
+
+	first []carried // commands read before the first session: it sends them first
+
+	mu       sync.Mutex
+	inflight []carried // sent to the leader, not answered yet, in order
+	rend     error     // why the reply reader ended (set before its done closes)
+}
+
+// Why a session's reply reader ended besides its connection failing.
+var (
+	errClientGone = errors.New("front: writing to the client failed")
+	errNotOurs    = errors.New("front: a reply to no command: not our engine")
+)
+
+// newCarrier returns the carrier of client, on the leader engine of
+// generation gen, with a fresh session's tubes.
+func newCarrier(f *Front, client net.Conn, gen uint64) *carrier {
+	return &carrier{f: f, client: client, cmds: make(chan []carried, 16), gen: gen,
+		use: "default", watch: []string{"default"}}
+}
+
+// end closes the client's socket once run is over.
+func (c *carrier) end() {
+	_ = c.client.Close()
+	go func() { // readCommands ends at the closed socket; let it
+		for range c.cmds {
+		}
+	}()
 }
 
 // readCommands frames the client's commands and hands them to run, a
 // batch per read (one channel send, one allocation for their bytes), until
-// end of input or an error; it closes cmds.
-func (c *carrier) readCommands() {
+// end of input or an error; it closes cmds. The input starts with in
+// (received earlier, by the engine of a Handoff), of which - and of what
+// follows - the first skip bytes are dropped unread (the end of a put
+// the engine had begun).
+func (c *carrier) readCommands(in []byte, skip int) {
 	defer close(c.cmds)
 	d := codec.NewDecoder(c.f.cfg.MaxJobSize)
-	var in, pend []byte // pend: the bytes of a command begun in an earlier read
-	buf := make([]byte, 16<<10)
+	var pend []byte                 // the bytes of a command begun in an earlier read
+	buf := make([]byte, minReadBuf) // doubles, up to maxReadBuf, while reads fill it
+	primed := len(in) > 0           // decode what is in before the first read
 	for {
-		n, err := c.client.Read(buf)
-		in = append(in, buf[:n]...)
+		var n int
+		var err error
+		if !primed {
+			n, err = c.client.Read(buf)
+			in = append(in, buf[:n]...)
+			if n == len(buf) && len(buf) < maxReadBuf {
+				buf = make([]byte, 2*len(buf)) // a busy client: read more at a time
+			}
+		}
+		primed = false
+		if skip > 0 {
+			k := min(skip, len(in))
+			in, skip = in[k:], skip-k
+		}
 		// Every byte consumed in this read goes to blob (its capacity is
 		// enough: the decoder consumes at most in), and each command
 		// finished here is a view of it; the items own blob from now on.
@@ -129,7 +181,6 @@ func (c *carrier) readCommands() {
 // run carries the client's commands to the leader, reconnecting when the
 // leader changes, until the conversation ends.
 func (c *carrier) run(up net.Conn) {
-	c.use, c.watch = "default", []string{"default"}
 	for up != nil {
 		up = c.session(up)
 		if up == nil {
@@ -141,101 +192,92 @@ func (c *carrier) run(up net.Conn) {
 // session carries commands over up until it fails (then it answers what
 // was in flight, reconnects and returns the new connection) or the
 // conversation ends (nil). Each batch of commands is one write to the
-// leader, each batch of replies one write to the client.
+// leader; the reply reader writes each batch of replies to the client
+// itself, one write per batch, without a hand-over to this goroutine.
 func (c *carrier) session(up net.Conn) net.Conn {
-	replies := make(chan replyBatch, 16)
 	done := make(chan struct{})
-	defer close(done) // the reader may be blocked handing over a reply
-	go readReplies(up, replies, done)
-	var inflight []carried
+	go c.readReplies(up, done)
 	var wbuf []byte
 	ended := false // quit sent or input ended: the leader's close ends it
 	moved := c.f.moved()
 	for {
-		var cmds chan []carried
-		if !ended {
-			cmds = c.cmds
+		batch, ok := c.first, true // the command that made serve dial, first
+		c.first = nil
+		if batch == nil {
+			var cmds chan []carried
+			if !ended {
+				cmds = c.cmds
+			}
+			select {
+			case <-moved: // a new leader while this one holds on (paused, hung)
+				if moved = c.f.moved(); !c.f.leaderMoved(c.gen) {
+					continue
+				}
+				c.f.untrack(up) // the reader ends at the closed socket
+				<-done
+				return c.afterReplies(ended, true)
+			case <-done:
+				c.f.untrack(up)
+				return c.afterReplies(ended, false)
+			case batch, ok = <-cmds:
+			}
 		}
-		select {
-		case <-moved: // a new leader while this one holds on (paused, hung)
-			if len(replies) > 0 {
-				continue // moved stays ready: hand over what came first
-			}
-			if moved = c.f.moved(); !c.f.leaderMoved(c.gen) {
-				continue
-			}
+		if !ok {
 			c.f.untrack(up)
-			if ended && len(inflight) == 0 {
-				return nil
+			<-done
+			return nil
+		}
+		wbuf = wbuf[:0]
+		last := 0 // replies owed by the last command sent
+		c.mu.Lock()
+		for _, it := range batch {
+			if it.eof {
+				ended = true
+				break
 			}
-			return c.failover(inflight)
-		case batch, ok := <-cmds:
-			if !ok {
+			if it.op == codec.OpQuit && it.replies == 0 {
+				ended = true
+			}
+			if it.replies > 0 {
+				c.inflight = append(c.inflight, it)
+			}
+			wbuf = append(wbuf, it.raw...)
+			last = it.replies
+		}
+		c.mu.Unlock()
+		if len(wbuf) > 0 {
+			if _, err := up.Write(wbuf); err != nil {
 				c.f.untrack(up)
-				return nil
-			}
-			wbuf = wbuf[:0]
-			last := 0 // replies owed by the last command sent
-			for _, it := range batch {
-				if it.eof {
-					ended = true
-					break
-				}
-				if it.op == codec.OpQuit && it.replies == 0 {
-					ended = true
-				}
-				if it.replies > 0 {
-					inflight = append(inflight, it)
-				}
-				wbuf = append(wbuf, it.raw...)
-				last = it.replies
-			}
-			if len(wbuf) > 0 {
-				if _, err := up.Write(wbuf); err != nil {
-					c.f.untrack(up)
-					if last == 0 {
-						return nil
-					}
-					continue // the reader reports the failure
-				}
-			}
-			if ended && batch[len(batch)-1].eof {
-				if cw, ok := up.(interface{ CloseWrite() error }); ok { // TCP, or TLS between nodes
-					_ = cw.CloseWrite()
-				}
-			}
-		case rb := <-replies:
-			wbuf = wbuf[:0]
-			for _, b := range rb.b {
-				if len(inflight) == 0 {
-					_, _ = c.client.Write(wbuf)
-					c.f.untrack(up)
-					return nil // a reply to nothing: not our engine
-				}
-				it := inflight[0]
-				inflight[0] = carried{}
-				inflight = inflight[1:]
-				c.track(it, b)
-				wbuf = append(wbuf, b...)
-			}
-			if len(inflight) == 0 {
-				inflight = inflight[:0:0]
-			}
-			if len(wbuf) > 0 {
-				if _, err := c.client.Write(wbuf); err != nil {
-					c.f.untrack(up)
+				if last == 0 {
+					<-done
 					return nil
 				}
+				continue // the reader reports the failure
 			}
-			if rb.err != nil {
-				c.f.untrack(up)
-				if ended && len(inflight) == 0 {
-					return nil
-				}
-				return c.failover(inflight)
+		}
+		if ended && batch[len(batch)-1].eof {
+			if cw, ok := up.(interface{ CloseWrite() error }); ok { // TCP, or TLS between nodes
+				_ = cw.CloseWrite()
 			}
 		}
 	}
+}
+
+// afterReplies decides, once the reply reader has ended, whether the
+// conversation is over (nil) or goes on with the next leader (failover).
+// moved: the session left a leader that still holds on.
+func (c *carrier) afterReplies(ended, moved bool) net.Conn {
+	if !moved && (c.rend == errClientGone || c.rend == errNotOurs) {
+		return nil
+	}
+	c.mu.Lock()
+	inflight := c.inflight
+	c.inflight = nil
+	c.mu.Unlock()
+	if ended && len(inflight) == 0 {
+		return nil
+	}
+	return c.failover(inflight)
 }
 
 // track follows use, watch and ignore from their successful replies.
@@ -364,6 +406,24 @@ func (c *carrier) replay(up net.Conn) error {
 	return nil
 }
 
+// refuseAll answers c.first, then the commands that keep coming, with
+// INTERNAL_ERROR (see refuseRest): no leader to carry them to.
+func (c *carrier) refuseAll() {
+	var out []byte
+	for _, it := range c.first {
+		if it.eof || it.replies == 0 {
+			_, _ = c.client.Write(out)
+			return
+		}
+		out = append(out, codec.InternalError...)
+	}
+	c.first = nil
+	if _, err := c.client.Write(out); err != nil {
+		return
+	}
+	c.refuseRest()
+}
+
 // refuseRest answers the commands still coming with INTERNAL_ERROR until
 // the client has been quiet for refuseQuiet; then the connection closes.
 func (c *carrier) refuseRest() {
@@ -391,53 +451,66 @@ func (c *carrier) refuseRest() {
 	}
 }
 
-// readReplies frames the leader's replies: a line, and for RESERVED,
-// FOUND and OK the body that follows. It hands over the replies that are
-// already buffered as one batch (a copy of their bytes) before it waits for
-// more, and ends with the read error, or when done closes.
-func readReplies(up net.Conn, out chan<- replyBatch, done <-chan struct{}) {
-	r := bufio.NewReaderSize(up, 64<<10)
-	var rb replyBatch
-	var blob []byte
-	send := func() bool {
-		// Views of blob, which is never appended to once a view is taken
-		// beyond its capacity (the views are cut with full slice
-		// expressions); a fresh one serves the next batch.
-		select {
-		case out <- rb:
-			rb, blob = replyBatch{}, nil
+// readReplies frames the leader's replies (a line, and for RESERVED,
+// FOUND and OK the body that follows), pairs each with the oldest command
+// in flight, follows the session's tubes from them, and writes them to the
+// client: the replies already buffered as one write, before it waits for
+// more. It ends, setting c.rend and closing done, when up fails or closes,
+// when writing to the client fails, or at a reply to no command.
+func (c *carrier) readReplies(up net.Conn, done chan<- struct{}) {
+	defer close(done)
+	r := bufio.NewReaderSize(up, replyReadBuf) // a body larger than it is read past it, into out
+	var out []byte
+	flush := func() bool {
+		if len(out) == 0 {
 			return true
-		case <-done:
-			return false
 		}
+		_, err := c.client.Write(out)
+		out = out[:0]
+		if cap(out) > 64<<10 {
+			out = nil // a large body passed: do not keep its buffer
+		}
+		return err == nil
 	}
 	for {
-		if len(rb.b) > 0 && !replyBuffered(r) {
-			if !send() {
-				return
-			}
+		if len(out) > 0 && !replyBuffered(r) && !flush() {
+			c.rend = errClientGone
+			return
 		}
 		line, err := r.ReadSlice('\n')
 		if err != nil {
-			rb.err = errOr(err)
-			send()
+			flush()
+			c.rend = errOr(err)
 			return
 		}
-		if blob == nil {
-			blob = make([]byte, 0, max(r.Buffered()+len(line), 512))
-		}
-		start := len(blob)
-		blob = append(blob, line...)
+		start := len(out)
+		out = append(out, line...)
 		if size, ok := codec.ReplyBodySize(line); ok {
-			n := len(blob)
-			blob = slices.Grow(blob, size+2)[:n+size+2]
-			if _, err := io.ReadFull(r, blob[n:]); err != nil {
-				rb.err = errOr(err)
-				send()
+			n := len(out)
+			out = slices.Grow(out, size+2)[:n+size+2]
+			if _, err := io.ReadFull(r, out[n:]); err != nil {
+				out = out[:start]
+				flush()
+				c.rend = errOr(err)
 				return
 			}
 		}
-		rb.b = append(rb.b, blob[start:len(blob):len(blob)])
+		c.mu.Lock()
+		if len(c.inflight) == 0 {
+			c.mu.Unlock()
+			out = out[:start]
+			flush()
+			c.rend = errNotOurs
+			return
+		}
+		it := c.inflight[0]
+		c.inflight[0] = carried{}
+		c.inflight = c.inflight[1:]
+		if len(c.inflight) == 0 {
+			c.inflight = c.inflight[:0:0]
+		}
+		c.mu.Unlock()
+		c.track(it, out[start:])
 	}
 }
 

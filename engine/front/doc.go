@@ -6,7 +6,10 @@
 // sees what a single server would send. When the leader changes, the
 // connection is carried to the next one (carry.go): what was in flight is
 // answered INTERNAL_ERROR, the client's auth, use and watch list are
-// replayed, and it goes on.
+// replayed, and it goes on. On the leader itself a new plain connection
+// is offered to the leader's engine first (Config.Direct, direct.go), which
+// serves it as a single server would and hands it back when the node
+// stops leading; from then on it is carried like any other.
 //
 //	f := front.Start(front.Config{Listener: ln, Leader: leaderAddr, MaxJobSize: size})
 //	defer f.Stop(ctx)
@@ -15,7 +18,8 @@
 //
 // It owns the client sockets of a cluster member (accept, the bounded TLS
 // handshake of a listener from tls.NewListener, connection caps) and one
-// upstream connection per client to the leader's engine. It frames
+// upstream connection per client to the leader's engine, dialed at the
+// client's first command (an idle client costs the leader nothing). It frames
 // commands with codec's Decoder and replies with codec.ReplyBodySize, so
 // it knows how many replies each command is owed without understanding
 // them. It imports codec, engine/tlscert and zerolog: not engine (it talks
@@ -25,7 +29,10 @@
 // # Concurrency
 //
 // One goroutine accepts; per connection, one reads the client's commands,
-// one carries them and the replies, one reads the leader's replies. Config
+// one carries them to the leader (and the connection to the next leader),
+// one reads the leader's replies and writes them to the client (a
+// direct connection has none until it is handed back: the engine's event
+// loops serve it, and Config.Direct's back may run on one of them). Config
 // is copied by Start and never modified; Stop and Addr are safe from any
 // goroutine.
 package front

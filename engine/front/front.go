@@ -47,7 +47,16 @@ type Config struct {
 	// (NodeTLS.ClientConfig): the front dials the leader's engine inside
 	// it, and the engine must require it (NodeTLS.ServerConfig). nil:
 	// plain TCP.
-	TLS    *tls.Config
+	TLS *tls.Config
+	// Direct, if set, is offered every plain (not TLS) client connection
+	// before it is carried: it reports whether the leader's engine in this
+	// process took the connection to serve it itself (this node leads),
+	// which saves the leader the carry over loopback. A connection taken
+	// is the engine's until back is called, once: with nil when the
+	// connection ended, or with a Handoff when the engine let go of it
+	// (this node stopped leading); the front then carries it to the next
+	// leader as any other. back does not block.
+	Direct func(c net.Conn, back func(*Handoff)) bool
 	Logger zerolog.Logger
 }
 
@@ -62,8 +71,9 @@ type Config struct {
 // connection is closed once the client has been quiet a moment.
 //
 // Concurrency: one goroutine accepts; per connection, one reads the
-// client's commands, one carries them and the replies, one reads the
-// leader's replies. Stop is safe to call from any goroutine.
+// client's commands, one carries them to the leader, one reads the
+// leader's replies and writes them to the client. Stop is safe to call
+// from any goroutine.
 type Front struct {
 	cfg  Config
 	log  zerolog.Logger
@@ -128,6 +138,9 @@ func (f *Front) accept() {
 			}
 			continue
 		}
+		if f.direct(c) {
+			continue
+		}
 		if !f.track(c) {
 			_ = c.Close()
 			return
@@ -145,6 +158,19 @@ func (f *Front) track(c net.Conn) bool {
 		return false
 	}
 	f.conns[c] = struct{}{}
+	return true
+}
+
+// trackServe tracks c and counts a goroutine that serves it, under one
+// lock, so that Stop either sees both or refuses (false).
+func (f *Front) trackServe(c net.Conn) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed {
+		return false
+	}
+	f.conns[c] = struct{}{}
+	f.wg.Add(1)
 	return true
 }
 
@@ -180,22 +206,27 @@ func (f *Front) serve(client net.Conn) {
 	if tc, ok := client.(*tls.Conn); ok && !f.handshake(tc) {
 		return
 	}
+	c := newCarrier(f, client, 0)
+	go c.readCommands(nil, 0)
+	defer c.end()
+	// A client costs no connection to the leader (and no goroutine to read
+	// its replies) until its first command: a node may hold thousands of
+	// idle ones.
+	first, ok := <-c.cmds
+	if !ok {
+		return
+	}
+	c.first = first
 	ctx, cancel := f.waitCtx()
 	up, gen := f.dial(ctx)
 	cancel()
 	if up == nil {
 		f.log.Warn().Str("remote_addr", client.RemoteAddr().String()).Msg("no leader; commands refused")
-		refuse(client)
+		c.refuseAll()
 		return
 	}
-	c := &carrier{f: f, client: client, cmds: make(chan []carried, 16), gen: gen}
-	go c.readCommands()
+	c.gen = gen
 	c.run(up)
-	_ = client.Close()
-	go func() { // readCommands ends at the closed socket; let it
-		for range c.cmds {
-		}
-	}()
 }
 
 // handshake runs a TLS client's handshake (a listener wrapped by
@@ -284,46 +315,5 @@ func (f *Front) Stop(ctx context.Context) error {
 	}
 }
 
-// refuseQuiet is how long refuse waits for more commands before closing.
+// refuseQuiet is how long refuseRest waits for more commands before closing.
 const refuseQuiet = 200 * time.Millisecond
-
-// refuse answers every command the client sent, and sends until it has
-// been quiet for refuseQuiet, with INTERNAL_ERROR (a put: once its body is
-// in), and closes at quit. The client gets an answer, never a hang.
-func refuse(c net.Conn) {
-	d := codec.NewDecoder(refuseMaxBody)
-	var in, out []byte
-	buf := make([]byte, 4096)
-	for {
-		_ = c.SetReadDeadline(time.Now().Add(refuseQuiet))
-		n, err := c.Read(buf)
-		in = append(in, buf[:n]...)
-		for {
-			cmd, k, ok := d.Decode(in)
-			in = in[k:]
-			if !ok {
-				break
-			}
-			if cmd.Op == codec.OpQuit {
-				_, _ = c.Write(out)
-				return
-			}
-			if cmd.Op != codec.OpPutHeader {
-				out = append(out, codec.InternalError...)
-			}
-		}
-		if len(out) > 0 {
-			_ = c.SetWriteDeadline(time.Now().Add(refuseQuiet))
-			if _, werr := c.Write(out); werr != nil {
-				return
-			}
-			out = out[:0]
-		}
-		if err != nil {
-			return
-		}
-	}
-}
-
-// refuseMaxBody: bodies above it are swallowed rather than buffered.
-const refuseMaxBody = 1 << 16

@@ -21,9 +21,16 @@ import (
 // startFront starts a Front on 127.0.0.1:0 whose leader is whatever
 // leader() returns.
 func startFront(t *testing.T, wait time.Duration, leader func(ctx context.Context) (string, uint64, error)) *Front {
+	return startFrontConfig(t, Config{Leader: leader, Wait: wait})
+}
+
+// startFrontConfig starts a Front of cfg on 127.0.0.1:0 (cfg.Listener and
+// cfg.Logger are set here) and stops it when the test ends.
+func startFrontConfig(t *testing.T, cfg Config) *Front {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
-	f := Start(Config{Listener: ln, Leader: leader, Wait: wait, Logger: zerolog.New(zerolog.NewTestWriter(t))})
+	cfg.Listener, cfg.Logger = ln, zerolog.New(zerolog.NewTestWriter(t))
+	f := Start(cfg)
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()

@@ -39,7 +39,7 @@ type tnode struct {
 	addr  hraft.ServerAddress
 	trans *hraft.InmemTransport
 	store *hraft.InmemStore
-	snaps *hraft.InmemSnapshotStore
+	snaps *memSnapshots
 	n     *Node // nil while killed
 }
 
@@ -48,7 +48,7 @@ func newCluster(t *testing.T, size int) *tcluster {
 	var peers []Peer
 	for i := 0; i < size; i++ {
 		tn := &tnode{id: fmt.Sprintf("n%d", i), addr: hraft.ServerAddress(fmt.Sprintf("addr%d", i)),
-			store: hraft.NewInmemStore(), snaps: hraft.NewInmemSnapshotStore()}
+			store: hraft.NewInmemStore(), snaps: newMemSnapshots()}
 		c.nodes = append(c.nodes, tn)
 		peers = append(peers, Peer{ID: tn.id, Addr: string(tn.addr)})
 	}
@@ -231,7 +231,7 @@ func (c *tcluster) addNode() int {
 	defer c.mu.Unlock()
 	i := len(c.nodes)
 	c.nodes = append(c.nodes, &tnode{id: fmt.Sprintf("n%d", i), addr: hraft.ServerAddress(fmt.Sprintf("addr%d", i)),
-		store: hraft.NewInmemStore(), snaps: hraft.NewInmemSnapshotStore()})
+		store: hraft.NewInmemStore(), snaps: newMemSnapshots()})
 	return i
 }
 
@@ -243,5 +243,5 @@ func (c *tcluster) wipe(i int) {
 	if tn.n != nil {
 		c.t.Fatalf("wipe of a running node")
 	}
-	tn.store, tn.snaps = hraft.NewInmemStore(), hraft.NewInmemSnapshotStore()
+	tn.store, tn.snaps = hraft.NewInmemStore(), newMemSnapshots()
 }

@@ -1,6 +1,7 @@
 package raft
 
 import (
+	"fmt"
 	"github.com/stalkd/stalkd/wal/internal/fields"
 
 	"encoding/binary"
@@ -59,7 +60,16 @@ var codeState = [...]jobs.State{1: jobs.Ready, 2: jobs.Reserved, 3: jobs.Delayed
 // ErrMalformed is returned for entry or snapshot data that does not decode.
 var ErrMalformed = errors.New("raft: malformed record data")
 
-// appendRecord appends rec's encoding to dst.
+// encodable reports whether appendRecord has an encoding for kind.
+func encodable(kind jobs.RecordKind) bool {
+	switch kind {
+	case jobs.RecPut, jobs.RecUpdate, jobs.RecDelete, jobs.RecClear, jobs.RecPause, jobs.RecPolicy:
+		return true
+	}
+	return false
+}
+
+// appendRecord appends rec's encoding to dst; rec.Kind must be encodable.
 func appendRecord(dst []byte, rec *jobs.Record) []byte {
 	var kind byte
 	switch rec.Kind {
@@ -85,8 +95,10 @@ func appendRecord(dst []byte, rec *jobs.Record) []byte {
 			dst = binary.AppendUvarint(dst, id)
 		}
 		return dst
-	default:
+	case jobs.RecDelete:
 		kind = kindDelete
+	default:
+		panic(fmt.Sprintf("raft: record kind %d has no entry encoding", rec.Kind)) // Journal.Append refuses it first
 	}
 	dst = append(dst, kind)
 	dst = binary.AppendUvarint(dst, rec.ID)

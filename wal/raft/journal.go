@@ -91,6 +91,9 @@ func newJournal(r applier, maxBytes, maxInflight int, applyWait time.Duration, c
 
 // Append implements jobs.Journal.
 func (j *Journal) Append(rec jobs.Record) (uint64, error) {
+	if !encodable(rec.Kind) { // a kind added to jobs without a raft encoding: refuse, never mis-encode
+		return 0, fmt.Errorf("%w: raft: record kind %d has no entry encoding", jobs.ErrJournal, rec.Kind)
+	}
 	j.mu.Lock()
 	if j.dead != nil {
 		j.mu.Unlock()

@@ -159,6 +159,22 @@ func TestJournalOneInFlight(t *testing.T) {
 	enginetest.Eventually(t, "commit of both entries", func() bool { c, _ := j.Committed(); return c == 10 })
 }
 
+// TestJournalRefusesUnknownKinds: a record kind without an entry encoding
+// is refused at Append (an error the edge answers INTERNAL_ERROR), never
+// sent as something else; the journal goes on.
+func TestJournalRefusesUnknownKinds(t *testing.T) {
+	r := newFakeRaft(t, false)
+	j := newJournal(r, 1<<20, 1, time.Second, nil)
+	defer closeJournal(r, j)
+	_, err := j.Append(jobs.Record{Kind: jobs.RecordKind(0x7f), ID: 1})
+	require.ErrorIs(t, err, jobs.ErrJournal)
+	_, err = j.Append(putRec(1))
+	require.NoError(t, err)
+	assert.Equal(t, 1, <-r.applied)
+	r.future(0).done <- nil
+	enginetest.Eventually(t, "the put commits", func() bool { c, _ := j.Committed(); return c == 1 })
+}
+
 // TestJournalLeadershipLost: a failed entry kills the journal: Committed
 // reports the error, later appends are refused, commits stop.
 func TestJournalLeadershipLost(t *testing.T) {

@@ -24,12 +24,7 @@ func nodeTLS(t *testing.T, ca *enginetest.CA, name string) *NodeTLS {
 	return &NodeTLS{Server: n.ServerConfig(), Client: n.ClientConfig()}
 }
 
-func freeTCPAddr(t *testing.T) string {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	defer l.Close()
-	return l.Addr().String()
-}
+func freeTCPAddr(t *testing.T) string { return enginetest.FreeAddr(t) }
 
 // openTLSCluster opens size nodes on real TCP transports inside mutual
 // TLS (certificates of ca), with stores in memory.
@@ -67,7 +62,7 @@ func openTLSNode(t *testing.T, ca *enginetest.CA, p Peer, peers []Peer) *Node {
 	store := hraft.NewInmemStore()
 	n, err := Open(Config{
 		ID: p.ID, Addr: p.Addr, Peers: peers, TLS: nodeTLS(t, ca, p.ID),
-		LogStore: store, StableStore: store, SnapshotStore: hraft.NewInmemSnapshotStore(),
+		LogStore: store, StableStore: store, SnapshotStore: newMemSnapshots(),
 		Timing:   tlsTestTiming,
 		OnLeader: func(*jobs.Queue) (string, error) { return "client-" + p.ID, nil },
 		Logger:   testLogger().With().Str("node", p.ID).Logger(),
