@@ -292,8 +292,15 @@ func (cn *conn) tooMuchInbound() bool {
 // connection's registrations. It returns Close once a quit may take effect.
 func (cn *conn) flush() gnet.Action {
 	for {
+		var body []byte
 		if !cn.held.empty() {
-			cn.out = cn.held.release(cn.out, cn.srv.queue)
+			cn.out, body = cn.held.releaseSome(cn.out, cn.srv.queue)
+		}
+		if body != nil {
+			if !cn.writeWithBody(body) {
+				return gnet.None // gnet closed the connection inline
+			}
+			continue // more may be ready behind it
 		}
 		if len(cn.out) > 0 {
 			_, err := cn.gc.Write(cn.out)
@@ -318,6 +325,25 @@ func (cn *conn) flush() gnet.Action {
 		return gnet.Close
 	}
 	return gnet.None
+}
+
+// writeWithBody writes out, then a held job body and its CRLF, in one
+// writev (holdJob made such replies only on plain gnet connections; any
+// other transport gets the bytes copied), and empties out. It reports false
+// when the write failed or closed the connection.
+func (cn *conn) writeWithBody(body []byte) bool {
+	var err error
+	if gc, plain := cn.gc.(gnet.Conn); plain {
+		_, err = gc.Writev([][]byte{cn.out, body, crlf})
+	} else {
+		cn.out = append(append(cn.out, body...), crlf...)
+		_, err = cn.gc.Write(cn.out)
+	}
+	if err != nil || cn.closed {
+		return false
+	}
+	cn.out = cn.out[:0]
+	return true
 }
 
 // track keeps the registry's view of this connection current.

@@ -16,7 +16,8 @@ func (cn *conn) reserved(d jobs.JobData, seq uint64, err error) {
 		cn.fail(err)
 		return
 	}
-	if cn.sendJob(codec.AppendReservedHeader, d.ID, d.Body(), seq) {
+	if cn.sendJob(codec.AppendReservedHeader, d.ID, d.Body(), seq) ||
+		cn.holdJob(codec.AppendReservedHeader, d.ID, d.Body(), seq, codec.InternalError) {
 		return
 	}
 	mark := len(cn.out)
@@ -30,7 +31,8 @@ func (cn *conn) found(d jobs.JobData, err error) {
 		cn.fail(err)
 		return
 	}
-	if cn.sendJob(codec.AppendFoundHeader, d.ID, d.Body(), 0) {
+	if cn.sendJob(codec.AppendFoundHeader, d.ID, d.Body(), 0) ||
+		cn.holdJob(codec.AppendFoundHeader, d.ID, d.Body(), 0, "") {
 		return
 	}
 	mark := len(cn.out)
@@ -70,6 +72,46 @@ func (cn *conn) sendJob(header func([]byte, uint64, int) []byte, id uint64, body
 	}
 	_, _ = gc.Writev([][]byte{cn.out, body, crlf})
 	cn.out = cn.out[:0]
+	return true
+}
+
+// holdJob holds back a reply carrying a large job body that must wait (for
+// journal record seq, or behind replies already held: a batch of deletes
+// sent with the next reserves) as its header and a view of the body, and
+// reports whether it did. Appending it to out and then to the held buffer
+// cost two copies of the body into fresh memory, and a third when flush
+// gathered the held replies; flush now writes the body from the job's
+// buffer with writev (heldReplies.releaseSome). Plain gnet connections
+// only, as sendJob; fail is sent instead if the journal fails.
+func (cn *conn) holdJob(header func([]byte, uint64, int) []byte, id uint64, body []byte, seq uint64, fail string) bool {
+	if len(body) < bigReply || cn.closed {
+		return false
+	}
+	if _, plain := cn.gc.(gnet.Conn); !plain {
+		return false
+	}
+	if seq != 0 {
+		ok, err := cn.srv.queue.Committed(seq)
+		if err != nil {
+			return false // the ordinary path answers with fail
+		}
+		if ok {
+			seq = 0
+		}
+	}
+	if seq == 0 && cn.held.empty() {
+		return false // not held: written at the end of the callback
+	}
+	if cn.held == nil {
+		cn.held = new(heldReplies)
+	}
+	mark := len(cn.out)
+	cn.out = header(cn.out, id, len(body))
+	if cn.srv.verbose >= 2 {
+		cn.traceReply(cn.out[mark:], seq)
+	}
+	cn.held.addBody(seq, fail, cn.out[mark:], body)
+	cn.out = cn.out[:mark]
 	return true
 }
 
