@@ -90,28 +90,13 @@ func (cn *conn) holdJob(header func([]byte, uint64, int) []byte, id uint64, body
 	if _, plain := cn.gc.(gnet.Conn); !plain {
 		return false
 	}
-	if seq != 0 {
-		ok, err := cn.srv.queue.Committed(seq)
-		if err != nil {
-			return false // the ordinary path answers with fail
-		}
-		if ok {
-			seq = 0
-		}
-	}
-	if seq == 0 && cn.held.empty() {
-		return false // not held: written at the end of the callback
-	}
-	if cn.held == nil {
-		cn.held = new(heldReplies)
+	seq, failed := cn.settle(seq)
+	if failed || (seq == 0 && cn.held.empty()) {
+		return false // the ordinary path answers fail, or writes it at the end of the callback
 	}
 	mark := len(cn.out)
 	cn.out = header(cn.out, id, len(body))
-	if cn.srv.verbose >= 2 {
-		cn.traceReply(cn.out[mark:], seq)
-	}
-	cn.held.addBody(seq, fail, cn.out[mark:], body)
-	cn.out = cn.out[:mark]
+	cn.hold(mark, seq, fail, body)
 	return true
 }
 
@@ -162,27 +147,52 @@ func (cn *conn) okDoc(doc []byte) {
 // record seq or comes after a reply that waits: then it moves to the held
 // queue. fail replaces it if the journal has already failed.
 func (cn *conn) done(mark int, seq uint64, fail string) {
-	if seq != 0 {
-		switch ok, err := cn.srv.queue.Committed(seq); {
-		case err != nil:
-			cn.out = append(cn.out[:mark], fail...)
-			seq = 0
-		case ok:
-			seq = 0
-		}
-	}
-	if cn.srv.verbose >= 2 {
-		cn.traceReply(cn.out[mark:], seq)
+	seq, failed := cn.settle(seq)
+	if failed {
+		cn.out = append(cn.out[:mark], fail...)
 	}
 	if seq == 0 && cn.held.empty() {
+		if cn.srv.verbose >= 2 {
+			cn.traceReply(cn.out[mark:], 0)
+		}
 		return
+	}
+	cn.hold(mark, seq, fail, nil)
+}
+
+// settle looks journal record seq up: 0 once it is committed (or when seq
+// is 0), and failed when the journal failed before committing it.
+func (cn *conn) settle(seq uint64) (left uint64, failed bool) {
+	if seq == 0 {
+		return 0, false
+	}
+	ok, err := cn.srv.queue.Committed(seq)
+	switch {
+	case err != nil:
+		return 0, true
+	case ok:
+		return 0, false
+	}
+	return seq, false
+}
+
+// hold moves the reply at cn.out[mark:] to the held queue, to be sent once
+// record seq is committed (0: once everything held before it is), or fail
+// if the journal fails; with body, the reply is cn.out[mark:] (its header),
+// then body, then a CRLF, and body is kept as a view (see addBody).
+func (cn *conn) hold(mark int, seq uint64, fail string, body []byte) {
+	if cn.srv.verbose >= 2 {
+		cn.traceReply(cn.out[mark:], seq)
 	}
 	if cn.held == nil {
 		cn.held = new(heldReplies) // kept: a durable client holds often
 	}
-	if seq == 0 {
+	switch {
+	case body != nil:
+		cn.held.addBody(seq, fail, cn.out[mark:], body)
+	case seq == 0:
 		cn.held.addReady(cn.out[mark:])
-	} else {
+	default:
 		cn.held.addPending(seq, fail, cn.out[mark:])
 	}
 	cn.out = cn.out[:mark]

@@ -406,49 +406,41 @@ func (c *carrier) replay(up net.Conn) error {
 	return nil
 }
 
-// refuseAll answers c.first, then the commands that keep coming, with
-// INTERNAL_ERROR (see refuseRest): no leader to carry them to.
-func (c *carrier) refuseAll() {
-	var out []byte
-	for _, it := range c.first {
-		if it.eof || it.replies == 0 {
-			_, _ = c.client.Write(out)
-			return
-		}
-		out = append(out, codec.InternalError...)
-	}
+// refuseRest answers the commands still coming (c.first first) with
+// INTERNAL_ERROR until the client has been quiet for refuseQuiet; then the
+// connection closes.
+func (c *carrier) refuseRest() {
+	first := c.first
 	c.first = nil
-	if _, err := c.client.Write(out); err != nil {
+	if first != nil && !c.refuse(first) {
 		return
 	}
-	c.refuseRest()
-}
-
-// refuseRest answers the commands still coming with INTERNAL_ERROR until
-// the client has been quiet for refuseQuiet; then the connection closes.
-func (c *carrier) refuseRest() {
 	for {
 		select {
 		case batch, ok := <-c.cmds:
-			if !ok {
-				return
-			}
-			var out []byte
-			stop := false
-			for _, it := range batch {
-				if it.eof || it.replies == 0 {
-					stop = true
-					break
-				}
-				out = append(out, codec.InternalError...)
-			}
-			if _, err := c.client.Write(out); err != nil || stop {
+			if !ok || !c.refuse(batch) {
 				return
 			}
 		case <-time.After(refuseQuiet):
 			return
 		}
 	}
+}
+
+// refuse answers a batch of commands INTERNAL_ERROR each, and reports
+// whether the conversation goes on (no quit, no end of input, no failed
+// write).
+func (c *carrier) refuse(batch []carried) bool {
+	var out []byte
+	for _, it := range batch {
+		if it.eof || it.replies == 0 {
+			_, _ = c.client.Write(out)
+			return false
+		}
+		out = append(out, codec.InternalError...)
+	}
+	_, err := c.client.Write(out)
+	return err == nil
 }
 
 // readReplies frames the leader's replies (a line, and for RESERVED,

@@ -222,7 +222,7 @@ func (f *Front) serve(client net.Conn) {
 	cancel()
 	if up == nil {
 		f.log.Warn().Str("remote_addr", client.RemoteAddr().String()).Msg("no leader; commands refused")
-		c.refuseAll()
+		c.refuseRest()
 		return
 	}
 	c.gen = gen
