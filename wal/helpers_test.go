@@ -124,7 +124,9 @@ func settle(t *testing.T, l *Log) {
 	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
 		l.mu.Lock()
-		busy := l.pending.n > 0 || l.compactNeeded() || l.truncWant > l.truncDone
+		// Taken by the writer is not written yet: until writtenIndex
+		// catches up, segs (and so compactNeeded) lag behind the files.
+		busy := l.pending.n > 0 || l.writtenIndex+1 < l.nextIndex || l.compactNeeded() || l.truncWant > l.truncDone
 		l.mu.Unlock()
 		if !busy {
 			return
