@@ -9,8 +9,20 @@ import (
 // ones with missing, extra or malformed arguments.
 
 // command returns one command line (a put with its body), CRLF-terminated,
-// for connection conn. It never blocks: reserves are steps of their own.
+// for connection conn. It never blocks: reserves are steps of their own. Its
+// line never has its \r at the 224th byte of a window: the reference misses
+// that CRLF (the deliberate "window-edge-crlf").
 func (g *gen) command(conn string) string {
+	for {
+		cmd := g.anyCommand(conn)
+		if i := strings.Index(cmd, "\r\n"); i < 0 || i%224 != 223 {
+			return cmd
+		}
+	}
+}
+
+// anyCommand returns one command line, of any length.
+func (g *gen) anyCommand(conn string) string {
 	switch n := g.r.Intn(100); {
 	case n < 22:
 		return g.put(conn, false)
@@ -78,7 +90,7 @@ func (g *gen) put(conn string, tiny bool) string {
 	if g.chance(5) {
 		end = pick(g, "", "\n", "x\r\n", "\n\r\n")
 	}
-	if wrongSize || mangled || garbage || end != "\r\n" {
+	if wrongSize || mangled || garbage || end != "\r\n" || fields[0] == "-1" || fields[0] == "4294967296" {
 		g.dirty[conn] = true
 	}
 	body := g.body(conn)

@@ -84,9 +84,19 @@ func (g *gen) next() rstep {
 		return rstep{conn: conn, parts: []string{g.put(conn, true)}, tiny: true}
 	}
 	var b strings.Builder
+	quit := ""
 	for range 1 + g.r.Intn(3) {
-		b.WriteString(g.command(conn))
+		cmd := g.command(conn)
+		if strings.HasPrefix(cmd, "quit") {
+			// quit goes last: bytes the server has not read when it closes
+			// make its kernel reset the connection, and the client's
+			// socket, which the barrier reads, vanishes.
+			quit = cmd
+			continue
+		}
+		b.WriteString(cmd)
 	}
+	b.WriteString(quit)
 	return rstep{conn: conn, parts: g.split(b.String())}
 }
 
