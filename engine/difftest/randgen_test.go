@@ -20,6 +20,7 @@ type rstep struct {
 	conn     string
 	parts    []string
 	hangup   bool
+	shut     bool // half-close after the writes: the server answers, then closes
 	blocking bool // one reserve command alone: no reply means the connection waits
 	tiny     bool // a put of a small-TTR job into the tube "tiny"
 }
@@ -60,6 +61,9 @@ func (g *gen) chance(pct int) bool { return g.r.Intn(100) < pct }
 func (g *gen) next() rstep {
 	conn := connNames[g.r.Intn(g.nconns)]
 	if g.waiting[conn] {
+		if g.chance(10) {
+			return rstep{conn: conn, shut: true} // 1.12 answers TIMED_OUT, then closes
+		}
 		if g.chance(25) {
 			return rstep{conn: conn, hangup: true}
 		}
@@ -97,7 +101,7 @@ func (g *gen) next() rstep {
 		b.WriteString(cmd)
 	}
 	b.WriteString(quit)
-	return rstep{conn: conn, parts: g.split(b.String())}
+	return rstep{conn: conn, parts: g.split(b.String()), shut: quit == "" && g.chance(3)}
 }
 
 // split cuts s into one to three parts at random places.
@@ -119,7 +123,7 @@ func (g *gen) split(s string) []string {
 
 // observe learns from the reference's replies to st, by connection.
 func (g *gen) observe(st rstep, out map[string][]reply) {
-	if st.hangup {
+	if st.hangup || st.shut {
 		g.closed(st.conn)
 	} else {
 		g.open[st.conn] = true

@@ -106,6 +106,9 @@ func (s *session) random(st rstep) map[string][]reply {
 		if _, ok := s.conns[st.conn]; ok {
 			out[st.conn] = s.step(step{conn: st.conn, hangup: true})
 		}
+	} else if st.shut {
+		// The server answers what it read, then closes: read to the end.
+		out[st.conn] = s.step(step{conn: st.conn, send: st.parts, split: true, shut: true, eof: true})
 	} else {
 		out[st.conn] = s.step(step{conn: st.conn, send: st.parts, split: true, quiet: true})
 	}
@@ -148,6 +151,8 @@ func logStep(b *strings.Builder, st rstep, out map[string][]reply) {
 	switch {
 	case st.hangup:
 		fmt.Fprintf(b, "\thangup(%q),\n", st.conn)
+	case st.shut:
+		fmt.Fprintf(b, "\thalfClose(%q, %s, %s),\n", st.conn, goString(st.sent()), goString(render(out[st.conn])))
 	case len(st.parts) == 1:
 		fmt.Fprintf(b, "\tsay(%q, %s, %s),\n", st.conn, goString(st.parts[0]), goString(render(out[st.conn])))
 	default:
