@@ -35,13 +35,13 @@ func (g *gen) anyCommand(conn string) string {
 	case n < 44:
 		return "reserve-job " + g.num(g.id()) + "\r\n"
 	case n < 49:
-		return "delete " + g.num(g.id()) + "\r\n"
+		return "delete " + g.num(g.ownID(conn)) + "\r\n"
 	case n < 54:
-		return "release " + g.num(g.id()) + " " + g.num(g.pri()) + " " + g.num(g.delay()) + "\r\n"
+		return "release " + g.num(g.ownID(conn)) + " " + g.num(g.pri()) + " " + g.num(g.delay()) + "\r\n"
 	case n < 58:
-		return "bury " + g.num(g.id()) + " " + g.num(g.pri()) + "\r\n"
+		return "bury " + g.num(g.ownID(conn)) + " " + g.num(g.pri()) + "\r\n"
 	case n < 61:
-		return "touch " + g.num(g.id()) + "\r\n"
+		return "touch " + g.num(g.ownID(conn)) + "\r\n"
 	case n < 65:
 		return "kick " + pick(g, "0", "1", "2", "10", "1000", "-1", "+3", "  2", "\t1", "10abc", "4294967296",
 			"4294967297", "18446744073709551615", "99999999999999999999", "abc", "", " ", "1 ") + "\r\n"
@@ -172,9 +172,18 @@ func (g *gen) id() string {
 	return pick(g, "0", "18446744073709551615", "9999", strconv.FormatUint(g.lastID+1000, 10))
 }
 
+// ownID returns, half the time, an id the connection was handed by a
+// reserve (release, bury and touch need one), else any id.
+func (g *gen) ownID(conn string) string {
+	if h := g.held[conn]; len(h) > 0 && g.chance(50) {
+		return strconv.FormatUint(h[g.r.Intn(len(h))], 10)
+	}
+	return g.id()
+}
+
 // num returns the decimal v, or now and then a malformed or edge form of it.
 func (g *gen) num(v string) string {
-	if g.chance(85) {
+	if g.chance(92) {
 		return v
 	}
 	return g.mangle(v)

@@ -35,12 +35,13 @@ var connNames = []string{"a", "b", "c", "d"}
 type gen struct {
 	r       *rand.Rand
 	maxJob  int
-	nconns  int               // how many of connNames this conversation uses
-	open    map[string]bool   // connections the client has open
-	waiting map[string]bool   // connections blocked in a reserve (reference's view)
-	used    map[string]string // each open connection's used tube
-	dirty   map[string]bool   // connections whose lines may be out of step (gen.put)
-	ids     []uint64          // ids the reference handed out, tiny jobs excluded
+	nconns  int                 // how many of connNames this conversation uses
+	open    map[string]bool     // connections the client has open
+	waiting map[string]bool     // connections blocked in a reserve (reference's view)
+	used    map[string]string   // each open connection's used tube
+	dirty   map[string]bool     // connections whose lines may be out of step (gen.put)
+	ids     []uint64            // ids the reference handed out, tiny jobs excluded
+	held    map[string][]uint64 // ids each connection was handed by a reserve (maybe no longer its own)
 	tinyIDs map[uint64]bool
 	lastID  uint64
 }
@@ -48,7 +49,7 @@ type gen struct {
 func newGen(seed int64, maxJob int) *gen {
 	r := rand.New(rand.NewSource(seed))
 	return &gen{r: r, maxJob: maxJob, nconns: 1 + r.Intn(len(connNames)),
-		open: map[string]bool{}, waiting: map[string]bool{}, used: map[string]string{}, dirty: map[string]bool{}, tinyIDs: map[uint64]bool{}}
+		open: map[string]bool{}, waiting: map[string]bool{}, used: map[string]string{}, dirty: map[string]bool{}, held: map[string][]uint64{}, tinyIDs: map[uint64]bool{}}
 }
 
 // pick returns one of xs.
@@ -150,6 +151,9 @@ func (g *gen) observe(st rstep, out map[string][]reply) {
 					continue
 				}
 				g.lastID = max(g.lastID, id)
+				if f[0] == "RESERVED" {
+					g.held[conn] = append(g.held[conn], id)
+				}
 				if st.tiny && f[0] == "INSERTED" {
 					g.tinyIDs[id] = true
 				} else if !g.tinyIDs[id] {
@@ -166,4 +170,5 @@ func (g *gen) closed(conn string) {
 	delete(g.waiting, conn)
 	delete(g.used, conn)
 	delete(g.dirty, conn)
+	delete(g.held, conn)
 }
