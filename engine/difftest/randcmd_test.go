@@ -11,11 +11,14 @@ import (
 // command returns one command line (a put with its body), CRLF-terminated,
 // for connection conn. It never blocks: reserves are steps of their own. Its
 // line never has its \r at the 224th byte of a window: the reference misses
-// that CRLF (the deliberate "window-edge-crlf").
+// that CRLF (the deliberate "window-edge-crlf"). On a dirty connection,
+// where a line may start with left-overs (at most a short body's worth),
+// its line is short.
 func (g *gen) command(conn string) string {
 	for {
 		cmd := g.anyCommand(conn)
-		if i := strings.Index(cmd, "\r\n"); i < 0 || i%224 != 223 {
+		i := strings.Index(cmd, "\r\n")
+		if i < 0 || i%224 != 223 && (!g.dirty[conn] || i < 150) {
 			return cmd
 		}
 	}
@@ -98,7 +101,7 @@ func (g *gen) put(conn string, tiny bool) string {
 	if wrongSize {
 		fields[3] = strconv.Itoa(max(0, len(body)+pick(g, -2, -1, 1, 2, 5, -len(body))))
 	}
-	if g.chance(3) {
+	if g.chance(3) && !g.dirty[conn] {
 		big := g.maxJob + pick(g, 0, 1, 2)
 		body, fields[3] = strings.Repeat("j", big), strconv.Itoa(big)
 	}
