@@ -45,10 +45,29 @@ import (
 // the filter the original has no watcher, so the barrier waits until it
 // is closed or finds the loop's descriptor.
 //
-// What it does not cover: a reply a timer produces later (a TTR, a
-// reserve-with-timeout), which a test waits for explicitly; and a
-// connection the client has half-closed, which stalkd finishes off its
-// event loop: read it to its end, or wait for Closed.
+// Why the two readings suffice, in that order (the receive queue empty at
+// t1, a thread asleep at t2 > t1): only the event loop waits on its epoll
+// descriptor, so a thread asleep on it at t2 is the loop's, whichever
+// thread the Go scheduler runs it on (gnet does not lock it to one);
+// /proc names the call only for a thread off the run queue (a preempted or
+// waking one reads "running"), and an epoll_wait with a zero timeout never
+// sleeps. The loop read the bytes before t1, so the wait it is in at t2
+// began after it had executed them and written their replies. Anything
+// queued for the loop before t2 would have woken it: gnet's Wake and task
+// queue write its eventfd, whose event waits on the epoll ready list until
+// the loop takes it, and ep_poll does not sleep with an event there. The
+// replies' bytes are in the client's receive queue once the server's write
+// returns: both servers set TCP_NODELAY, and loopback delivers a segment
+// in the softirq its send raises. (The server's send queue is not checked
+// instead: the client's delayed acknowledgement keeps it non-empty for
+// ~40ms after nearly every reply.)
+//
+// What it does not cover: a reply a timer or another goroutine produces
+// later (a TTR, a reserve-with-timeout, a journal commit), which a test
+// waits for explicitly; a reply larger than the client's receive buffer,
+// which waits for the client to read; and a connection the client has
+// half-closed, which stalkd finishes off its event loop: read it to its
+// end, or wait for Closed.
 
 // Settle waits until the server process pid (os.Getpid() for one in this
 // process) has read every byte sent on c and its event loop sleeps with
