@@ -223,12 +223,16 @@ func TestEqualDeadlinesComeOutByID(t *testing.T) {
 		}},
 		{"released after a younger put", func(f *fixture, s *Session) []uint64 {
 			old := f.put(s, 0, 0)
-			f.reserve(s)
+			// reserve-job, not reserve: a reserve moves default's waiter
+			// cursor (the reference serves it as a waiter), which would
+			// change which of the two waiters below comes first.
+			_, _, err := s.ReserveJob(old)
+			require.NoError(f.t, err)
 			for range 3 {
 				f.put(s, 0, time.Hour)
 			}
 			young := f.put(s, 0, 5*time.Second) // id 5: same timer shard as id 1
-			_, err := s.Release(old, 0, 5*time.Second)
+			_, err = s.Release(old, 0, 5*time.Second)
 			require.NoError(f.t, err)
 			return []uint64{old, young}
 		}},

@@ -45,6 +45,7 @@ func (s *Session) Reserve(timeout time.Duration) (JobData, error) {
 		best.spend()
 		q.unready(best, j, s.stripe())
 		q.reserveFor(s, j, now, s.stripe(), false)
+		best.waiters.servedAtOnce()
 		d = j.data()
 	case soon: // the only ready jobs sit in paused tubes
 		err = ErrDeadlineSoon

@@ -93,6 +93,13 @@ func (w *waitSet) take() *Session {
 	return s
 }
 
+// servedAtOnce moves the cursor as the reference does for a reserve that
+// finds a job at once: it serves that reserve as a waiter too, appended to
+// the set and taken by ms_take, which leaves the cursor one past it. A tube
+// with a ready job has no other waiter, so the cursor ends at 1. (The other
+// watched tubes' sets lose it again from their end: no change there.)
+func (w *waitSet) servedAtOnce() { w.last = len(w.items) + 1 }
+
 // registry holds every live tube by name and in listing order. Its lock is
 // taken alone, or under no tube lock; refs changes from zero only under it.
 type registry struct {

@@ -18,6 +18,18 @@
 //   - script_test.go: the step builders (say, expect, ask, read, pause,
 //     hangup, halfClose); check_test.go: the intent checks (fields, between,
 //     keys, list, heads).
+//   - random_test.go: TestDiffRandom, random conversations over one to four
+//     connections (randgen_test.go: the seeded generator, which learns from
+//     the reference's replies which connections wait and which ids exist;
+//     randcmd_test.go: the commands, valid and malformed), played in lock
+//     step on a fresh pair of servers per seed. Every step is followed by
+//     the barrier on every open connection, so a reply that lands on another
+//     connection (a waiting reserve served by a put) is compared too. The
+//     generator keeps away from wall-clock timing (delays, pauses and TTRs
+//     are 0 or large; small TTRs only in a tube nobody watches) and from the
+//     deliberate differences it cannot apply (a line whose CRLF straddles a
+//     window; after a timeout stalkd refuses, the conversation ends). A
+//     failure prints the seed and the conversation as script steps.
 //   - session_test.go: the client side (connections, writes, reading
 //     replies, and the barrier of steps that expect no reply);
 //     reply_test.go: literal replies; servers_test.go: starting both
@@ -42,6 +54,11 @@
 //	-difftest.self   play every script against two reference servers instead,
 //	                 which validates the harness and the masks
 //	-difftest.v      log every step's replies from both servers
+//	-difftest.random N, -difftest.from S
+//	                 play N random conversations, seeds S..S+N-1 (default 24 from 1)
+//	-difftest.seed S replay the one random conversation of seed S
+//	-difftest.steps M
+//	                 steps per random conversation (default 60)
 //
 // Each script gets a fresh pair of servers, so job ids and counters start from
 // the same state on both sides. Scripts run in parallel (go test -parallel).

@@ -72,6 +72,30 @@ var reserveScripts = []script{
 		expect("w4", "RESERVED 3 1\r\n3\r\n"),
 		expect("w3", "RESERVED 4 1\r\n4\r\n"),
 	}},
+	{name: "reserve/immediate-reserve-moves-the-waiter-cursor", steps: []step{
+		// The reference serves even a reserve that finds a job at once as a
+		// waiter: it joins the tube's waiter set and ms_take takes it, which
+		// moves the tube's round-robin cursor to 1. Of the next two waiters,
+		// the second is served first (seed 1005 of TestDiffRandom).
+		say("c", putCmd(0, 0, 60, "x")+"reserve-with-timeout 0\r\n", "INSERTED 1\r\nRESERVED 1 1\r\nx\r\n"),
+		say("w1", "reserve\r\n", ""),
+		say("w2", "reserve\r\n", ""),
+		say("p", putCmd(0, 0, 60, "2"), "INSERTED 2\r\n"),
+		expect("w2", "RESERVED 2 1\r\n2\r\n"),
+		silent("w1"),
+		say("p", putCmd(0, 0, 60, "3"), "INSERTED 3\r\n"),
+		expect("w1", "RESERVED 3 1\r\n3\r\n"),
+	}},
+	{name: "reserve/immediate-reserve-on-another-tube-leaves-the-cursor", steps: []step{
+		// The cursor is the job's tube's: an immediate reserve from tube t
+		// leaves default's cursor where it was.
+		say("c", "use t\r\nwatch t\r\n"+putCmd(0, 0, 60, "x")+"reserve\r\n", "USING t\r\nWATCHING 2\r\nINSERTED 1\r\nRESERVED 1 1\r\nx\r\n"),
+		say("w1", "reserve\r\n", ""),
+		say("w2", "reserve\r\n", ""),
+		say("p", putCmd(0, 0, 60, "2"), "INSERTED 2\r\n"),
+		expect("w1", "RESERVED 2 1\r\n2\r\n"),
+		silent("w2"),
+	}},
 	{name: "reserve/unpause-wakes-a-waiter", steps: []step{
 		say("a", putCmd(0, 0, 60, "x")+"pause-tube default 100\r\n", "INSERTED 1\r\nPAUSED\r\n"),
 		say("b", "reserve\r\n", ""),

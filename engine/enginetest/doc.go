@@ -23,7 +23,8 @@
 //     refuses new ones) until Heal. cmd/stalkd's fault scenarios put one on
 //     every raft link of a three-node cluster.
 //   - The barrier: Settle(conn, pid) returns once the server has read every
-//     byte sent on conn and its event loop sleeps in epoll_wait, both read
+//     byte sent on conn and its event loop sleeps in epoll_wait (on an
+//     epoll descriptor watching the socket level-triggered), both read
 //     from the kernel: the replies those bytes cause are then in the
 //     client's receive queue (Unread says how many bytes), and "no reply"
 //     is a fact, not the absence of one within a time window. It needs a

@@ -28,10 +28,46 @@ import (
 // system call the loop's thread sleeps in (/proc/PID/task/TID/syscall, on
 // the epoll descriptor that watches the socket). Linux only.
 //
-// What it does not cover: a reply a timer produces later (a TTR, a
-// reserve-with-timeout), which a test waits for explicitly; and a
-// connection the client has half-closed, which stalkd finishes off its
-// event loop: read it to its end, or wait for Closed.
+// Only a level-triggered, persistent interest counts as "the epoll
+// descriptor that watches the socket" (watchesLevel): the argument above
+// holds for nothing else. An edge-triggered watcher reports a socket once
+// per change, so a thread asleep on it says nothing about what is pending;
+// and the Go runtime's own poller, which watches every socket a net.Conn
+// holds, edge-triggered, almost always has a thread asleep. stalkd's
+// accept loop accepts on a net.Conn, which the runtime's poller watches,
+// and hands the socket to gnet (a dup registered level-triggered with the
+// loop's epoll, then the original closed): until the original is closed
+// the process holds the socket twice. Counting any watcher, the barrier
+// could pick the original descriptor, see a runtime thread asleep in
+// epoll_pwait, and return while the loop was still executing the first
+// bytes it had read (about 1 run in 150 of TestTranscriptsRecord/pipeline,
+// whose first and only step is a long pipeline, came back empty). With
+// the filter the original has no watcher, so the barrier waits until it
+// is closed or finds the loop's descriptor.
+//
+// Why the two readings suffice, in that order (the receive queue empty at
+// t1, a thread asleep at t2 > t1): only the event loop waits on its epoll
+// descriptor, so a thread asleep on it at t2 is the loop's, whichever
+// thread the Go scheduler runs it on (gnet does not lock it to one);
+// /proc names the call only for a thread off the run queue (a preempted or
+// waking one reads "running"), and an epoll_wait with a zero timeout never
+// sleeps. The loop read the bytes before t1, so the wait it is in at t2
+// began after it had executed them and written their replies. Anything
+// queued for the loop before t2 would have woken it: gnet's Wake and task
+// queue write its eventfd, whose event waits on the epoll ready list until
+// the loop takes it, and ep_poll does not sleep with an event there. The
+// replies' bytes are in the client's receive queue once the server's write
+// returns: both servers set TCP_NODELAY, and loopback delivers a segment
+// in the softirq its send raises. (The server's send queue is not checked
+// instead: the client's delayed acknowledgement keeps it non-empty for
+// ~40ms after nearly every reply.)
+//
+// What it does not cover: a reply a timer or another goroutine produces
+// later (a TTR, a reserve-with-timeout, a journal commit), which a test
+// waits for explicitly; a reply larger than the client's receive buffer,
+// which waits for the client to read; and a connection the client has
+// half-closed, which stalkd finishes off its event loop: read it to its
+// end, or wait for Closed.
 
 // Settle waits until the server process pid (os.Getpid() for one in this
 // process) has read every byte sent on c and its event loop sleeps with
@@ -250,7 +286,7 @@ func watcherOf(pid int, inode string) (watcher, string) {
 	}
 	w := watcher{fd: fd, epfds: epollWatching(pid, fd, nil)}
 	if len(w.epfds) == 0 {
-		return watcher{}, fmt.Sprintf("no epoll descriptor of %d watches its fd %d", pid, fd)
+		return watcher{}, fmt.Sprintf("no epoll descriptor of %d watches its fd %d level-triggered", pid, fd)
 	}
 	watchers.Store(key, w)
 	return w, ""
@@ -274,7 +310,8 @@ func fdOfInode(pid int, inode string) (int, bool) {
 }
 
 // epollWatching returns those of pid's descriptors (among candidates; all
-// if nil) that are epoll descriptors watching fd.
+// if nil) that are epoll descriptors watching fd level-triggered
+// (watchesLevel).
 func epollWatching(pid, fd int, candidates []int) []int {
 	dir := fmt.Sprintf("/proc/%d/fdinfo", pid)
 	names := make([]string, len(candidates))
@@ -298,16 +335,37 @@ func epollWatching(pid, fd int, candidates []int) []int {
 		if err != nil {
 			continue
 		}
-		for _, line := range strings.Split(string(b), "\n") {
-			f := strings.Fields(line)
-			if len(f) >= 2 && f[0] == "tfd:" && f[1] == strconv.Itoa(fd) {
-				n, _ := strconv.Atoi(name)
-				out = append(out, n)
-				break
-			}
+		if watchesLevel(string(b), fd) {
+			n, _ := strconv.Atoi(name)
+			out = append(out, n)
 		}
 	}
 	return out
+}
+
+// Interest flags of an epoll registration (linux/eventpoll.h).
+const (
+	epollOneShot = 1 << 30
+	epollET      = 1 << 31
+)
+
+// watchesLevel reports whether the fdinfo text of an epoll descriptor
+// ("tfd: FD events: HEX data: ...", one line per registration) registers
+// fd with a level-triggered, persistent interest: only then does a thread
+// asleep on it mean that the socket has nothing pending (see Settle). An
+// edge-triggered registration (the Go runtime's poller) or a one-shot one
+// does not count.
+func watchesLevel(fdinfo string, fd int) bool {
+	want := strconv.Itoa(fd)
+	for _, line := range strings.Split(fdinfo, "\n") {
+		f := strings.Fields(line)
+		if len(f) < 4 || f[0] != "tfd:" || f[1] != want || f[2] != "events:" {
+			continue
+		}
+		ev, err := strconv.ParseUint(f[3], 16, 32)
+		return err == nil && ev&(epollET|epollOneShot) == 0
+	}
+	return false
 }
 
 // epollWaits are the numbers of epoll_wait, epoll_pwait and epoll_pwait2.

@@ -2,10 +2,12 @@ package enginetest
 
 import (
 	"net"
+	"os"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
 )
 
 // rxQueue is what the kernel holds for the client to read on c.
@@ -45,4 +47,66 @@ func TestReplyRoundTrip(t *testing.T) {
 	m, ok := ParseYAML([]byte("---\nname: default\ncurrent-jobs-ready: 0\n"))
 	assert.True(t, ok)
 	assert.Equal(t, map[string]string{"name": "default", "current-jobs-ready": "0"}, m)
+}
+
+// Only a level-triggered, persistent epoll interest counts as a watcher: a
+// thread asleep on any other says nothing about what the socket has pending.
+func TestEpollWatchingLevelTriggeredOnly(t *testing.T) {
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = unix.Close(fds[0]); _ = unix.Close(fds[1]) })
+	epoll := func(events uint32, fd int) int {
+		ep, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = unix.Close(ep) })
+		require.NoError(t, unix.EpollCtl(ep, unix.EPOLL_CTL_ADD, fd, &unix.EpollEvent{Events: events, Fd: int32(fd)}))
+		return ep
+	}
+	level := epoll(unix.EPOLLIN|unix.EPOLLPRI, fds[0])
+	edge := epoll(unix.EPOLLIN|unix.EPOLLOUT|unix.EPOLLRDHUP|unix.EPOLLET, fds[0]) // as the Go runtime's poller
+	oneShot := epoll(unix.EPOLLIN|unix.EPOLLONESHOT, fds[0])
+	other := epoll(unix.EPOLLIN, fds[1])
+	pid := os.Getpid()
+	assert.Equal(t, []int{level}, epollWatching(pid, fds[0], []int{level, edge, oneShot, other}))
+	assert.Equal(t, []int{other}, epollWatching(pid, fds[1], []int{level, edge, oneShot, other}))
+	assert.Contains(t, epollWatching(pid, fds[0], nil), level)
+	assert.NotContains(t, epollWatching(pid, fds[0], nil), edge)
+}
+
+// A socket that only a net.Conn holds is watched by the Go runtime's poller
+// alone, edge-triggered, where some thread is nearly always asleep: it has no
+// watcher, so Settle never mistakes that thread for an idle event loop. (In
+// stalkd every accepted connection is such a socket until gnet's duplicate
+// takes over; the barrier once returned there while the loop was still
+// executing the first bytes.)
+func TestSettleIgnoresTheRuntimePoller(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = ln.Close() })
+	accepted := make(chan net.Conn, 1)
+	go func() {
+		c, err := ln.Accept()
+		if err == nil {
+			accepted <- c
+		}
+		close(accepted)
+	}()
+	c, err := net.Dial("tcp", ln.Addr().String())
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = c.Close() })
+	sc, ok := <-accepted
+	require.True(t, ok)
+	t.Cleanup(func() { _ = sc.Close() })
+	local, remote := c.LocalAddr().(*net.TCPAddr), c.RemoteAddr().(*net.TCPAddr)
+	_, theirs, err := findPair(local, remote)
+	require.NoError(t, err)
+	require.NotNil(t, theirs)
+	fd, ok := fdOfInode(os.Getpid(), theirs.inode)
+	require.True(t, ok)
+	assert.Empty(t, epollWatching(os.Getpid(), fd, nil), "the runtime's poller watches it edge-triggered")
+	_, why := watcherOf(os.Getpid(), theirs.inode)
+	assert.Contains(t, why, "level-triggered")
+	why, err = settled(local, remote, os.Getpid())
+	require.NoError(t, err)
+	assert.NotEmpty(t, why, "a connection served by a goroutine is never settled")
 }

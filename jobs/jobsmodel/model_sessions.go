@@ -104,6 +104,13 @@ func (m *Model) Reserve(s int, timeout time.Duration) Reply {
 	case soon && !anyReady:
 		return Reply{Err: jobs.ErrDeadlineSoon}
 	case best != nil:
+		// The reference serves this reserve as a waiter too: it joins
+		// the job's tube's waiter set (where nobody else waits: the tube
+		// has a ready job) and ms_take takes it, moving the tube's
+		// round-robin cursor.
+		t := m.tube(best.tube)
+		t.waiters = append(t.waiters, s)
+		t.take()
 		m.reserveFor(s, best)
 		return Reply{ID: best.id, Body: best.body}
 	case soon:
