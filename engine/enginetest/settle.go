@@ -71,8 +71,9 @@ import (
 
 // Settle waits until the server process pid (os.Getpid() for one in this
 // process) has read every byte sent on c and its event loop sleeps with
-// nothing to do, then returns. It fails after Timeout, and on a system
-// without /proc.
+// nothing to do, then returns; or as soon as the server has reset the
+// connection (closed it with input unread), since it will say nothing more
+// on it. It fails after Timeout, and on a system without /proc.
 func Settle(c net.Conn, pid int) error {
 	local, ok1 := c.LocalAddr().(*net.TCPAddr)
 	remote, ok2 := c.RemoteAddr().(*net.TCPAddr)
@@ -86,7 +87,7 @@ func Settle(c net.Conn, pid int) error {
 		if err != nil {
 			return err
 		}
-		if why == "" {
+		if why == "" || reset(c) {
 			return nil
 		}
 		if time.Now().After(deadline) {
@@ -132,6 +133,28 @@ func settled(local, remote *net.TCPAddr, pid int) (string, error) {
 		return "", err
 	}
 	return "the event loop is not asleep in epoll_wait", nil
+}
+
+// reset reports whether the kernel has closed c under the client: the
+// server reset the connection (it closed with bytes of ours unread) or it
+// timed out. sock_diag no longer lists such a socket, and the server will
+// say nothing more on it.
+func reset(c net.Conn) bool {
+	sc, ok := c.(syscall.Conn)
+	if !ok {
+		return false
+	}
+	rc, err := sc.SyscallConn()
+	if err != nil {
+		return false
+	}
+	state := -1
+	_ = rc.Control(func(fd uintptr) {
+		if info, err := unix.GetsockoptTCPInfo(int(fd), unix.IPPROTO_TCP, unix.TCP_INFO); err == nil {
+			state = int(info.State)
+		}
+	})
+	return state == tcpClose
 }
 
 // sock is the kernel's view of a socket.

@@ -4,6 +4,7 @@ import (
 	"net"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -109,4 +110,39 @@ func TestSettleIgnoresTheRuntimePoller(t *testing.T) {
 	why, err = settled(local, remote, os.Getpid())
 	require.NoError(t, err)
 	assert.NotEmpty(t, why, "a connection served by a goroutine is never settled")
+}
+
+// A server that closes with input unread resets the connection: the
+// client's socket leaves the kernel's tables, and Settle returns at once
+// instead of waiting for a socket that will never come back.
+func TestSettleAfterReset(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = ln.Close() })
+	accepted := make(chan *net.TCPConn, 1)
+	go func() {
+		c, err := ln.Accept()
+		if err == nil {
+			accepted <- c.(*net.TCPConn)
+		}
+		close(accepted)
+	}()
+	c, err := net.Dial("tcp", ln.Addr().String())
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = c.Close() })
+	sc, ok := <-accepted
+	require.True(t, ok)
+	_, err = c.Write([]byte("quit\r\nput 0 0 1 1\r\n"))
+	require.NoError(t, err)
+	require.NoError(t, sc.SetLinger(0))
+	require.NoError(t, sc.Close()) // unread input: a reset, delivered on loopback before Close returns
+
+	local, remote := c.LocalAddr().(*net.TCPAddr), c.RemoteAddr().(*net.TCPAddr)
+	why, err := settled(local, remote, os.Getpid())
+	require.NoError(t, err)
+	assert.Contains(t, why, "no socket", "sock_diag lists no reset socket")
+	assert.True(t, reset(c))
+	start := time.Now()
+	require.NoError(t, Settle(c, os.Getpid()))
+	assert.Less(t, time.Since(start), Timeout/2, "returned at once, not at the deadline")
 }
