@@ -81,22 +81,7 @@ func TestEpollWatchingLevelTriggeredOnly(t *testing.T) {
 // takes over; the barrier once returned there while the loop was still
 // executing the first bytes.)
 func TestSettleIgnoresTheRuntimePoller(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = ln.Close() })
-	accepted := make(chan net.Conn, 1)
-	go func() {
-		c, err := ln.Accept()
-		if err == nil {
-			accepted <- c
-		}
-		close(accepted)
-	}()
-	c, err := net.Dial("tcp", ln.Addr().String())
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = c.Close() })
-	sc, ok := <-accepted
-	require.True(t, ok)
+	c, sc := loopbackPair(t)
 	t.Cleanup(func() { _ = sc.Close() })
 	local, remote := c.LocalAddr().(*net.TCPAddr), c.RemoteAddr().(*net.TCPAddr)
 	_, theirs, err := findPair(local, remote)
@@ -116,23 +101,8 @@ func TestSettleIgnoresTheRuntimePoller(t *testing.T) {
 // client's socket leaves the kernel's tables, and Settle returns at once
 // instead of waiting for a socket that will never come back.
 func TestSettleAfterReset(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = ln.Close() })
-	accepted := make(chan *net.TCPConn, 1)
-	go func() {
-		c, err := ln.Accept()
-		if err == nil {
-			accepted <- c.(*net.TCPConn)
-		}
-		close(accepted)
-	}()
-	c, err := net.Dial("tcp", ln.Addr().String())
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = c.Close() })
-	sc, ok := <-accepted
-	require.True(t, ok)
-	_, err = c.Write([]byte("quit\r\nput 0 0 1 1\r\n"))
+	c, sc := loopbackPair(t)
+	_, err := c.Write([]byte("quit\r\nput 0 0 1 1\r\n"))
 	require.NoError(t, err)
 	require.NoError(t, sc.SetLinger(0))
 	require.NoError(t, sc.Close()) // unread input: a reset, delivered on loopback before Close returns
@@ -145,4 +115,26 @@ func TestSettleAfterReset(t *testing.T) {
 	start := time.Now()
 	require.NoError(t, Settle(c, os.Getpid()))
 	assert.Less(t, time.Since(start), Timeout/2, "returned at once, not at the deadline")
+}
+
+// loopbackPair returns both ends of a fresh loopback TCP connection, served
+// by nobody: the client's (closed at cleanup) and the accepted one.
+func loopbackPair(t *testing.T) (client net.Conn, server *net.TCPConn) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer func() { _ = ln.Close() }()
+	accepted := make(chan *net.TCPConn, 1)
+	go func() {
+		c, err := ln.Accept()
+		if err == nil {
+			accepted <- c.(*net.TCPConn)
+		}
+		close(accepted)
+	}()
+	client, err = net.Dial("tcp", ln.Addr().String())
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = client.Close() })
+	server, ok := <-accepted
+	require.True(t, ok)
+	return client, server
 }
