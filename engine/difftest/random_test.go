@@ -85,10 +85,11 @@ func playRandom(t *testing.T, seed int64, n int) {
 			time.Sleep(lateGrace)
 			ref.late(refOut)
 			other.late(otherOut)
-			if d2 := compareStep(x, st, refOut, otherOut); d2 == nil {
+			late := compareStep(x, st, refOut, otherOut)
+			if late == nil {
 				t.Logf("seed %d, step %d: replies came after the barrier on connection %s (%s)", seed, i, d.conn, d.got)
 			}
-			d = compareStep(x, st, refOut, otherOut)
+			d = late
 		}
 		logStep(&log, st, refOut)
 		if *verboseFlag {
