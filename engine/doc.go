@@ -56,6 +56,7 @@
 //	wal                          jobs, wal/internal/fields, tidwall/wal,        testify
 //	                             zerolog
 //	wal/internal/fields          jobs                                           testify
+//	wal/binlog                   - (beanstalkd's binlog: std-only)              engine/enginetest, testify
 //	wal/raft                     jobs, jobs/cluster, wal/internal/fields,       engine/enginetest,
 //	                             hashicorp/raft, go-hclog, raft-wal, zerolog    engine/tlscert, testify
 //	engine                       codec, jobs, jobs/cluster, engine/tlscert,     engine/enginetest,

@@ -48,6 +48,7 @@ var arrows = map[string]allow{
 	// Persistence: the journal seam jobs declares, on disk or through raft.
 	"wal":                 {code: list("jobs", "wal/internal/fields", fwTidwall, fwZerolog), tests: list(fwTestify)},
 	"wal/internal/fields": {code: list("jobs"), tests: list(fwTestify)},
+	"wal/binlog":          {code: list(), tests: list("engine/enginetest", fwTestify)}, // beanstalkd's binlog: std-only reader and writer
 	"wal/raft": {code: list("jobs", "jobs/cluster", "wal/internal/fields", fwRaft, fwHclog, fwRaftWAL, fwZerolog),
 		tests: list("engine/enginetest", "engine/tlscert", fwTestify)},
 
