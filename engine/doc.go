@@ -53,8 +53,8 @@
 //	jobs/internal/tubename       -                                              -
 //	jobs/jobsmodel               jobs                                           -
 //	jobs/cluster                 - (a std-only leaf: Status, ErrNotLeader)      -
-//	wal                          jobs, wal/internal/fields, tidwall/wal,        testify
-//	                             zerolog
+//	wal                          jobs, wal/binlog, wal/internal/fields,         testify
+//	                             tidwall/wal, zerolog
 //	wal/internal/fields          jobs                                           testify
 //	wal/binlog                   - (beanstalkd's binlog: std-only)              engine/enginetest, testify
 //	wal/raft                     jobs, jobs/cluster, wal/internal/fields,       engine/enginetest,
