@@ -118,3 +118,10 @@ func nameList(names []string) string {
 	}
 	return s
 }
+
+// HoldsLog reports whether dir holds a log of stalkd's (segments or a
+// manifest), without reading it.
+func HoldsLog(dir string) (bool, error) {
+	c, err := readContents(dir)
+	return c.ownLog, err
+}

@@ -78,13 +78,13 @@ var arrows = map[string]allow{
 	"cmd/stalkd": {code: list("engine", "engine/admin", "engine/embed", "engine/front", "engine/tlscert", "jobs", "jobs/cluster",
 		"wal", "wal/raft", fwXsys, fwYaml, fwZerolog),
 		tests: list("codec", "engine/enginetest", fwBeanstalk, fwTestify)},
-	"cmd/stalkctl": {code: list("cmd/stalkctl/internal/client", "jobs/cluster", fwXsys, fwYaml),
-		tests: list("engine", "engine/admin", "engine/enginetest", "engine/enginetest/inproc", "jobs", fwBeanstalk, fwTestify, fwZerolog)},
+	"cmd/stalkctl": {code: list("cmd/stalkctl/internal/client", "jobs/cluster", "wal", "wal/binlog", fwXsys, fwYaml),
+		tests: list("engine", "engine/admin", "engine/embed", "engine/enginetest", "engine/enginetest/inproc", "jobs", fwBeanstalk, fwTestify, fwZerolog)},
 	"cmd/stalkctl/internal/client": {code: list("codec"), tests: list()},
 	"cmd/examples/gateway":         {code: list("engine", "engine/embed", fwZerolog), tests: list(fwTestify)},
 
 	// Load generator and fuzz targets.
 	"benchmarks/loadgen":          {code: list(), tests: list(fwTestify)},
 	"benchmarks/cmd/stalkd-bench": {code: list("benchmarks/loadgen"), tests: list(fwTestify)},
-	"fuzz":                        {code: list(), tests: list("codec", "jobs", "jobs/jobsmodel", "wal", "wal/raft", fwTestify)},
+	"fuzz":                        {code: list(), tests: list("codec", "jobs", "jobs/jobsmodel", "wal", "wal/binlog", "wal/raft", fwTestify)},
 }

@@ -1,12 +1,14 @@
 package binlog
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 )
 
 // NamePrefix starts the name of every binlog file: binlog.1, binlog.2, ...
@@ -131,4 +133,26 @@ func readOne(p *Replayer, f *File) error {
 	f.Size = info.Size()
 	f.FileResult = p.ReadFile(f.Path, f.N, fh, f.Size)
 	return nil
+}
+
+// LockHolder reports the pid of the process holding beanstalkd's lock on
+// dir (an fcntl lock on DIR/lock: a running beanstalkd, or a stalkd, which
+// takes the same lock), or 0 when none does or there is no lock file.
+func LockHolder(dir string) (int, error) {
+	f, err := os.Open(filepath.Join(dir, LockName))
+	if errors.Is(err, os.ErrNotExist) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("binlog: %w", err)
+	}
+	defer f.Close()
+	lk := syscall.Flock_t{Type: syscall.F_WRLCK}
+	if err := syscall.FcntlFlock(f.Fd(), syscall.F_GETLK, &lk); err != nil {
+		return 0, fmt.Errorf("binlog: %w", err)
+	}
+	if lk.Type == syscall.F_UNLCK {
+		return 0, nil
+	}
+	return int(lk.Pid), nil
 }

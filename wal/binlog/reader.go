@@ -293,3 +293,14 @@ func (j *Job) Restarted(now int64) Rec {
 	}
 	return r
 }
+
+// ForRestart is the inverse of Restarted for a job a server shows with
+// Jobrec r: the record to write so that 1.12, once it has replayed it,
+// shows r again. A buried job is written with one bury less (1.12 counts
+// one more when it buries it again at startup); nothing else changes.
+func ForRestart(r Rec) Rec {
+	if r.State == Buried && r.Buries > 0 {
+		r.Buries--
+	}
+	return r
+}
