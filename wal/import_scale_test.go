@@ -62,4 +62,3 @@ func TestImportScale(t *testing.T) {
 	t.Logf("%d jobs in %d binlog files: import %v wall, %v CPU (user+system; the wall time counts waiting for a shared machine's cores), then open and replay %v; %+v",
 		n, len(files), took.Round(time.Millisecond), cpu.Round(time.Millisecond), opened.Round(time.Millisecond), rep.Summary.Total)
 }
-
