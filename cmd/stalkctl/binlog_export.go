@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -56,8 +57,12 @@ func (r exportResult) json() any {
 		"vanished": r.vanished, "id_floor": r.idFloor, "policies_left_behind": r.policies, "max_body_bytes": r.maxBody}
 }
 
-// checkExportTo refuses a destination that holds a log of stalkd's.
+// checkExportTo creates the destination if needed and refuses one that
+// holds a log of stalkd's.
 func checkExportTo(to string) error {
+	if err := os.MkdirAll(to, 0o750); err != nil {
+		return err
+	}
 	if own, err := wal.HoldsLog(to); err != nil {
 		return err
 	} else if own {

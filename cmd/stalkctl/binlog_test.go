@@ -114,7 +114,7 @@ func TestBinlogRoundTrip(t *testing.T) {
 	want, _ = referenceJobs(t, dir, maxID)
 	_, err = wal.ImportBinlog(dir, wal.ImportOptions{})
 	require.NoError(t, err)
-	stopped := t.TempDir()
+	stopped := filepath.Join(t.TempDir(), "new") // created by the export
 	out = mustCtl(t, "127.0.0.1:1", "binlog", "export", "--from-dir", dir, "--to", stopped, "--file-size", "65536")
 	require.Contains(t, out, "-z ")
 	files, _ := filepath.Glob(filepath.Join(stopped, "binlog.*"))
