@@ -33,6 +33,12 @@ type invocation struct {
 	interval time.Duration
 	once     bool
 	policy   policyArgs // policy set's -f and field flags (policy.go)
+
+	// binlog export's and migrate's flags.
+	to, fromDir        string
+	fileSize           int64
+	from               string
+	stateFile, mapFile string
 }
 
 // parse reads the command line: global flags, the command, then its

@@ -1,14 +1,17 @@
 // Command stalkctl is the operator's command line for stalkd (and any
 // beanstalkd): it shows stats and tubes, peeks, puts, kicks, deletes,
 // pauses, clears and lists jobs, waits for a tube to drain, shows a live
-// view of the tubes (top), and shows and changes a cluster's membership
+// view of the tubes (top), shows and changes a cluster's membership
 // and tube policies through a node's admin API (cluster, add-voter,
-// remove-server, policy).
+// remove-server, policy), and moves jobs between beanstalkd and stalkd
+// (binlog inspect and export, migrate).
 //
 //	stalkctl [-a HOST:PORT | -a unix:/path] [--json] COMMAND [ARGS] [FLAGS]
 //
 // It speaks the beanstalk protocol through its own small client
-// (internal/client), so it never imports the server's packages; clear and
+// (internal/client), so it never imports the server's packages (but the
+// file formats: wal to read a stopped stalkd's log, wal/binlog to read
+// and write beanstalkd's binlog); clear and
 // list use stalkd's additive clear-tube and list-jobs commands, and say so
 // clearly against a plain beanstalkd. Run "stalkctl -h" for the commands
 // and the exit codes.
@@ -101,14 +104,18 @@ func (a *app) run(ctx context.Context, inv *invocation) error {
 	if inv.cmd.admin != nil && (inv.cmd.run == nil || inv.adminURL != "") {
 		return a.runAdmin(ctx, inv)
 	}
-	dctx, cancel := context.WithTimeout(ctx, a.dialTimeout)
-	c, err := client.Dial(dctx, inv.addr)
-	cancel()
-	if err != nil {
-		return &connectError{addr: inv.addr, err: err}
+	var c *client.Conn
+	if inv.cmd.offline == nil || !inv.cmd.offline(inv) {
+		dctx, cancel := context.WithTimeout(ctx, a.dialTimeout)
+		var err error
+		c, err = client.Dial(dctx, inv.addr)
+		cancel()
+		if err != nil {
+			return &connectError{addr: inv.addr, err: err}
+		}
+		defer c.Close()
+		c.Timeout = a.ioTimeout
 	}
-	defer c.Close()
-	c.Timeout = a.ioTimeout
 	res, err := inv.cmd.run(ctx, a, c, inv)
 	if err != nil {
 		return describe(inv, err)

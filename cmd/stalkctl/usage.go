@@ -60,6 +60,9 @@ examples:
   stalkctl cluster --admin 10.0.0.1:11380,10.0.0.2:11380,10.0.0.3:11380
   stalkctl policy set emails --max-reserves 5 --dead-letter emails-dead --admin 127.0.0.1:11380
   stalkctl policy list --admin 127.0.0.1:11380 > policies.yaml
+  stalkctl binlog inspect /var/lib/beanstalkd
+  stalkctl binlog export --from-dir /var/lib/stalkd --to /var/lib/beanstalkd-rollback
+  stalkctl migrate --from old-queue:11300 --map ids.json
   stalkctl add-voter n4 10.0.0.4:11310 --admin 10.0.0.1:11380 --admin-token-file /etc/stalkd/tokens
 `, exitOK, exitFailure, exitUsage, exitConnect, exitNotFound, exitUnsupported, exitTimeout, exitNotLeader)
 }
