@@ -71,7 +71,7 @@ func init() {
 			flags: topFlags, check: checkInterval, run: runTop},
 	}
 	commands = append(commands, clusterCommands...)
-	commands = append(commands, policyCommand)
+	commands = append(commands, policyCommand, redriveCommand, moveCommand)
 }
 
 // The argument checks of the command table.

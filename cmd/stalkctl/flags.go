@@ -33,6 +33,7 @@ type invocation struct {
 	interval time.Duration
 	once     bool
 	policy   policyArgs // policy set's -f and field flags (policy.go)
+	moves    moveArgs   // redrive's flags (redrive.go)
 }
 
 // parse reads the command line: global flags, the command, then its
