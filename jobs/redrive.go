@@ -28,8 +28,9 @@ type RedriveResult struct {
 	// NoOrigin counts the jobs passed over because they remember no origin
 	// (put into the tube by a client, or dead-lettered by a build before
 	// origins were kept); only without To. Reserved counts the jobs
-	// workers held when the redrive looked: they stay.
-	NoOrigin, Reserved int
+	// workers hold (they stay), and Left the ready, delayed and buried
+	// jobs still in the tube, both when the redrive ended.
+	NoOrigin, Reserved, Left int
 	// Changed counts jobs found but reserved or deleted before their turn.
 	Changed int
 	// Seq is the journal sequence number to wait for before acknowledging.
@@ -72,6 +73,9 @@ func (q *Queue) Redrive(name string, r RedriveRequest) (res RedriveResult, err e
 			cands = cands[n:]
 		}
 	}
+	t.mu.Lock()
+	res.Reserved, res.Left = int(t.reserved), t.ready.len()+t.delayed.len()+t.buried.n
+	t.mu.Unlock()
 	return res, err
 }
 
@@ -110,7 +114,6 @@ func (q *Queue) redriveCandidates(t *tube, r RedriveRequest, res *RedriveResult)
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	res.Reserved = int(t.reserved)
 	for _, j := range t.ready.items {
 		if !visit(j) {
 			return dests, byDest

@@ -73,6 +73,7 @@ func TestRedriveToOrigins(t *testing.T) {
 	assert.Equal(t, map[string]int{"a": 2, "b": 2}, res.ByTube)
 	assert.Equal(t, 1, res.NoOrigin, "the job a client put there")
 	assert.Equal(t, 1, res.Reserved, "the job a worker holds")
+	assert.Equal(t, 1, res.Left, "the job without an origin")
 	assert.Zero(t, res.Changed)
 
 	recs := jr.take()
@@ -151,6 +152,7 @@ func TestRedriveToAndMax(t *testing.T) {
 	res, err = f.q.Redrive("dead", RedriveRequest{To: "retry", Max: 2})
 	require.NoError(t, err)
 	assert.Equal(t, 2, res.Moved)
+	assert.Equal(t, 3, res.Left)
 	assert.Equal(t, map[string]int{"retry": 2}, res.ByTube)
 	assert.Equal(t, ids[:2], []uint64{f.found(f.q.Peek(ids[0])), f.found(f.q.Peek(ids[1]))})
 	assert.Equal(t, int64(2), f.tubeStats("retry").Ready)
