@@ -74,20 +74,7 @@ func TestDeadLetterSurvivesRestartAndCompaction(t *testing.T) {
 	}
 	check(s.crashCopy(), "after a crash")
 
-	ss := s.session("churn")
-	body := make([]byte, 300)
-	var last uint64
-	for i := 0; s.l.Metrics().Compactions < 2; i++ {
-		require.Less(t, i, 200_000, "no compaction happened")
-		id, _, err := ss.Put(jobs.PutRequest{TTR: time.Minute, Body: body})
-		require.NoError(t, err)
-		last, err = ss.Delete(id)
-		require.NoError(t, err)
-		if i%100 == 99 {
-			s.wait(last)
-		}
-	}
-	s.wait(last)
+	s.churnUntilCompacted("churn", 2)
 	s.restart()
 	check(s, "after compaction and a restart")
 }

@@ -20,20 +20,7 @@ func TestForwardRedriveAndMove(t *testing.T) {
 	}
 	ca := enginetest.NewCA(t, "cluster")
 	nodes, _ := openTLSCluster(t, ca, 3)
-	leading := func() (int, *jobs.Queue) {
-		var li int
-		var q *jobs.Queue
-		enginetest.Eventually(t, "a leader serving", func() bool {
-			for i, n := range nodes {
-				if q = n.Queue(); q != nil {
-					li = i
-					return true
-				}
-			}
-			return false
-		})
-		return li, q
-	}
+	leading := func() (int, *jobs.Queue) { return leadingNode(t, nodes) }
 	li, q := leading()
 	ids := deadLetterOn(t, q, 2)
 	f := nodes[(li+1)%3]
