@@ -91,13 +91,13 @@ func (r redriveResult) print(w io.Writer) {
 	sort.Strings(names)
 	parts := make([]string, len(names))
 	for i, n := range names {
-		parts[i] = fmt.Sprintf("%s %d", strconv.Quote(n), r.byTube[n])
+		parts[i] = fmt.Sprintf("%d to %s", r.byTube[n], strconv.Quote(n))
 	}
-	fmt.Fprintf(w, "moved %d %s from %q", r.moved, plural(r.moved, "job"), r.tube)
+	fmt.Fprintf(w, "moved %d %s from %q in %s", r.moved, plural(r.moved, "job"), r.tube, r.took.Round(time.Millisecond))
 	if len(parts) > 0 {
-		fmt.Fprintf(w, " to %s", strings.Join(parts, ", "))
+		fmt.Fprintf(w, ": %s", strings.Join(parts, ", "))
 	}
-	fmt.Fprintf(w, " in %s\n", r.took.Round(time.Millisecond))
+	fmt.Fprintln(w)
 	if r.interrupted {
 		fmt.Fprintln(w, "interrupted: run the same command again to move the rest")
 	}

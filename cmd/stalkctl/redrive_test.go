@@ -99,7 +99,7 @@ func TestRedriveAgainstStalkd(t *testing.T) {
 		!strings.HasPrefix(lines[2], "redrive dead: 25 of 25 moved") {
 		t.Errorf("progress: a line per chunk, got %q", r.stderr)
 	}
-	if !strings.HasPrefix(r.stdout, `moved 25 jobs from "dead" to "work" 25 in `) ||
+	if !strings.HasPrefix(r.stdout, `moved 25 jobs from "dead" in `) || !strings.Contains(r.stdout, `: 25 to "work"`+"\n") ||
 		!strings.Contains(r.stdout, `left in "dead": 1 ready, delayed or buried, 0 reserved by workers; 1 remember no origin`) {
 		t.Errorf("redrive summary: %q", r.stdout)
 	}
