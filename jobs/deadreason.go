@@ -8,7 +8,9 @@ package jobs
 // stalkctl and the dashboard show whatever Name says.
 
 // DeadReason is why a job was moved to a dead-letter tube. The zero value
-// is no reason (a job that was never dead-lettered).
+// is no reason (a job that was never dead-lettered). A plain value: its
+// methods read only the package's fixed table and are safe for concurrent
+// use.
 type DeadReason uint8
 
 const (
@@ -33,7 +35,8 @@ var deadReasons = [...]struct{ name, text string }{
 }
 
 // DeadReasons returns every declared reason, in numeric order (for tests
-// and for the formats' tables, which must know each one).
+// and for the formats' tables, which must know each one), in a new slice
+// the caller owns. Safe for concurrent use.
 func DeadReasons() []DeadReason {
 	out := make([]DeadReason, 0, len(deadReasons))
 	for r := range deadReasons {

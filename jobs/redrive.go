@@ -11,7 +11,7 @@ package jobs
 // tubes' own clients wait microseconds, not a whole redrive.
 const redriveChunk = 256
 
-// RedriveRequest says what Redrive moves.
+// RedriveRequest says what Redrive moves. A plain value, read once.
 type RedriveRequest struct {
 	// To, if set, is the tube every job goes to; empty sends each job back
 	// to its origin (jobs without one stay: NoOrigin).
@@ -20,7 +20,8 @@ type RedriveRequest struct {
 	Max int
 }
 
-// RedriveResult is what a Redrive did.
+// RedriveResult is what a Redrive did: a value the caller owns (ByTube
+// is a fresh map).
 type RedriveResult struct {
 	// Moved counts the jobs moved; ByTube the same per target tube.
 	Moved  int

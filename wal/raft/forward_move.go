@@ -54,7 +54,8 @@ func refusal(code, addr string) error {
 // moved is committed. A refusal is the queue's sentinel (errors.Is);
 // cluster.ErrNotLeader: no leader is known, or leadership moved while the
 // redrive was under way (retry: the jobs that moved are no longer in the
-// tube, so a retry moves only the rest).
+// tube, so a retry moves only the rest). Safe for concurrent use; it
+// blocks, so never call it from an event loop.
 func (n *Node) ForwardRedrive(tube string, r jobs.RedriveRequest) (jobs.RedriveResult, error) {
 	resp, err := n.forwardTo(forwardReq{Op: "redrive", Tube: tube, To: r.To, Max: r.Max}, n.localMove,
 		"redrive forwarded to the leader")
@@ -66,7 +67,8 @@ func (n *Node) ForwardRedrive(tube string, r jobs.RedriveRequest) (jobs.RedriveR
 }
 
 // ForwardMoveJob is jobs.Queue.MoveJob asked of any node (see
-// ForwardRedrive); moved is false when the job was already in that tube.
+// ForwardRedrive; the same contract); moved is false when the job was
+// already in that tube.
 func (n *Node) ForwardMoveJob(id uint64, to string) (moved bool, err error) {
 	resp, err := n.forwardTo(forwardReq{Op: "move-job", Job: id, To: to}, n.localMove,
 		"job move forwarded to the leader")
