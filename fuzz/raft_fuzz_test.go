@@ -27,6 +27,10 @@ func raftRecords() []jobs.Record {
 		{Kind: jobs.RecPolicy, Tube: "gone"},
 		{Kind: jobs.RecPut, ID: 5, Tube: "emails", State: jobs.Ready, TTR: time.Second, Body: []byte("x"),
 			Sched: 1, SchedAt: 1_700_000_300_000_000_000},
+		{Kind: jobs.RecPut, ID: 6, Tube: "emails-dead", State: jobs.Ready, TTR: time.Second, Releases: 3, Body: []byte("y"),
+			Dead: &jobs.DeadLetter{Origin: "emails", Reason: jobs.DeadReleased, At: 1_700_000_400_000_000_000}},
+		{Kind: jobs.RecPut, ID: 7, Tube: "d", State: jobs.Buried, TTR: time.Second, Body: []byte{},
+			Sched: 3, SchedAt: -1, Dead: &jobs.DeadLetter{Origin: "o", Reason: jobs.DeadOverflow, At: -2}},
 	}
 }
 

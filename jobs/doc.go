@@ -70,7 +70,8 @@
 //
 // A Policy (a value of package jobs/policy, aliased here; POLICIES.md has
 // the fine print) is kept by tube name (policies.go) and applied to the tube whenever it exists: max_reserves buries or
-// dead-letters a spent job (deadletter.go), max_ready refuses puts with
+// dead-letters a spent job (deadletter.go; a dead-lettered job remembers
+// its origin, the reason and the time, and Redrive sends it back), max_ready refuses puts with
 // ErrQueueFull, reserve_rate holds a tube back like a pause (holdback.go)
 // and schedules put recurring jobs from timers in the wheel (schedule.go,
 // internal/cron). A tube without a policy pays a nil check.
@@ -89,7 +90,9 @@
 // reserve.go (reserve and its wait), handoff.go (the moves state changes
 // share, and wake-ups), kick.go, clear.go, timers.go (the timing wheels),
 // holdback.go (pause and reserve_rate), deadletter.go (max_reserves),
-// policies.go (the policy map and its changes), schedule.go (a compiled
+// deadreason.go (what a dead-lettered job remembers, and why it moved),
+// move.go (MoveJob, and the move every relocation shares), redrive.go
+// (Redrive: a dead-letter tube back to its jobs' origins), policies.go (the policy map and its changes), schedule.go (a compiled
 // policy's schedules), journal.go (the journal seam), restore.go (replay,
 // compaction, replicated mode), stats.go, inspect.go (peek and monitoring
 // views), list.go (ListJobs).

@@ -30,10 +30,10 @@ const RecPolicy RecordKind = 0x50
 // order the changes were made (they are appended under the job's tube lock).
 type Record struct {
 	Kind  RecordKind
+	State State // Ready, Delayed or Buried; a reserved job is logged as Ready
+	Pri   uint32
 	ID    uint64
 	Tube  string // RecPut only
-	State State  // Ready, Delayed or Buried; a reserved job is logged as Ready
-	Pri   uint32
 	Delay time.Duration
 	TTR   time.Duration
 	// Created is when the job was put (Clock time, ns). Deadline is when a
@@ -59,6 +59,12 @@ type Record struct {
 	// Policy is what a RecPolicy sets (nil: the tube's policy is removed).
 	// Shared and read-only, like Body.
 	Policy *PolicyRecord
+	// Dead, in a RecPut, is what a dead-lettered job remembers of its move
+	// (nil for every other job; an update never carries it: the job keeps
+	// what its latest put said). Shared and read-only, like Body. (Kind and
+	// State sit together so that the Record, kept per job by a cluster's
+	// state and a replay's image, stays 160 bytes with it.)
+	Dead *DeadLetter
 }
 
 // PolicyRecord is a policy as the journal holds it: the Policy and the

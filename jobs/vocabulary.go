@@ -151,6 +151,13 @@ var (
 	ErrBadState = errors.New("jobs: bad job state")
 	// ErrJournal: the journal failed; the change was not made durable.
 	ErrJournal = errors.New("jobs: journal failure")
+	// ErrReservedJob: MoveJob of a job a worker holds reserved (it is the
+	// worker's until it deletes, releases or buries it). Operators' calls
+	// only: never a protocol reply.
+	ErrReservedJob = errors.New("jobs: the job is reserved by a worker")
+	// ErrSameTube: a Redrive whose target is the tube it empties.
+	// Operators' calls only.
+	ErrSameTube = errors.New("jobs: the target is the tube itself")
 )
 
 // ErrQueueFull: a put into a tube whose policy's max_ready is reached

@@ -61,6 +61,10 @@ func (e *decoded) decode(b []byte) error {
 		e.rec.Kind = kind
 		e.tube = d.job(&e.rec)
 		d.Sched(&e.rec)
+	case b[crcLen] == kindDeadPut:
+		e.rec.Kind = kind
+		e.tube = d.job(&e.rec)
+		d.Dead(&e.rec)
 	case kind == jobs.RecClear:
 		e.rec.Kind = kind
 		e.rec.IDs = d.ids()

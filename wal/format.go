@@ -8,7 +8,7 @@ import (
 //
 //	crc32c  uint32, little endian, over every byte after it
 //	kind    byte: 1 put, 2 update, 3 delete, 4 clear, 5 policy,
-//	        6 scheduled put, 16 meta
+//	        6 scheduled put, 7 dead put, 16 meta
 //	put:    uvarint id, byte state, uvarint pri, varint delay, varint ttr,
 //	        varint created, varint deadline, uvarint reserves, timeouts,
 //	        releases, buries, kicks, uvarint len(tube), tube,
@@ -27,6 +27,12 @@ import (
 //	        fired (Clock ns: the schedule's last fire time)
 //	scheduled put: the put fields, then uvarint sched (the schedule's
 //	        number plus one), varint schedAt (the time it fired for)
+//	dead put: (7) a put whose job moved into a dead-letter tube: the put
+//	        fields, then uvarint sched (0: not a scheduled put) and, if
+//	        not 0, varint schedAt; uvarint len(origin), origin (the tube
+//	        it left), byte reason (1 max_reserves after a release, 2
+//	        max_reserves after a timeout, 3 overflow), varint at (Clock
+//	        ns: when it moved). See wal/internal/fields/dead.go.
 //
 // The body is the job data framed as on the protocol's wire: the CRLF is on
 // disk (and counted in the length) though the queue keeps bodies without it;
@@ -56,7 +62,10 @@ const (
 	// policies holds neither, and an older binary refuses them.
 	kindPolicy   byte = 5
 	kindSchedPut byte = 6
-	kindMeta     byte = 0x10
+	// kindDeadPut came with dead letters that remember their origin
+	// (issue 28); an older binary refuses it.
+	kindDeadPut byte = 7
+	kindMeta    byte = 0x10
 
 	stateReady    byte = 1
 	stateReserved byte = 2
@@ -100,7 +109,7 @@ func kindOf(b byte) (k jobs.RecordKind, ok bool) {
 		return jobs.RecClear, true
 	case kindPolicy:
 		return jobs.RecPolicy, true
-	case kindSchedPut:
+	case kindSchedPut, kindDeadPut:
 		return jobs.RecPut, true
 	}
 	return 0, false

@@ -109,6 +109,27 @@ func TestPolicyCrashRestart(t *testing.T) {
 	require.False(t, ok, "a removal survives too")
 }
 
+// churnUntilCompacted puts and deletes jobs in tube until the log has
+// completed n compaction rounds, and waits until all of it is committed.
+func (s *server) churnUntilCompacted(tube string, n uint64) {
+	s.t.Helper()
+	ss := s.session(tube)
+	defer ss.Close()
+	body := make([]byte, 300)
+	var last uint64
+	for i := 0; s.l.Metrics().Compactions < n; i++ {
+		require.Less(s.t, i, 200_000, "no compaction happened")
+		id, _, err := ss.Put(jobs.PutRequest{TTR: time.Minute, Body: body})
+		require.NoError(s.t, err)
+		last, err = ss.Delete(id)
+		require.NoError(s.t, err)
+		if i%100 == 99 {
+			s.wait(last)
+		}
+	}
+	s.wait(last)
+}
+
 // TestPolicySurvivesCompaction: compaction drops the segments that held the
 // policy records and the scheduled puts, yet a restart finds the policies
 // and the schedules' progress (the queue wrote them again first).
@@ -126,20 +147,7 @@ func TestPolicySurvivesCompaction(t *testing.T) {
 	s.clock.Advance(time.Hour)
 	s.q.Tick() // fired at t0+1h
 	require.Equal(t, []string{"hourly"}, s.drain("a"))
-	ss := s.session("w")
-	body := make([]byte, 300)
-	var last uint64
-	for i := 0; s.l.Metrics().Compactions < 2; i++ {
-		require.Less(t, i, 200_000, "no compaction happened")
-		id, _, err := ss.Put(jobs.PutRequest{TTR: time.Minute, Body: body})
-		require.NoError(t, err)
-		last, err = ss.Delete(id)
-		require.NoError(t, err)
-		if i%100 == 99 {
-			s.wait(last)
-		}
-	}
-	s.wait(last)
+	s.churnUntilCompacted("w", 2)
 	s.restart()
 	got, ok := s.q.Policy("a")
 	require.True(t, ok)

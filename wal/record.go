@@ -49,6 +49,9 @@ func AppendRecord(dst []byte, rec *jobs.Record) []byte {
 	if rec.Kind == jobs.RecPut && rec.Sched != 0 {
 		kind = kindSchedPut
 	}
+	if rec.Kind == jobs.RecPut && rec.Dead != nil {
+		kind = kindDeadPut // carries the schedule's mark too
+	}
 	dst = append(dst, 0, 0, 0, 0, kind)
 	if rec.Kind == jobs.RecPolicy {
 		return seal(fields.AppendPolicy(dst, rec), start)
@@ -61,8 +64,11 @@ func AppendRecord(dst []byte, rec *jobs.Record) []byte {
 		state, _ := stateByte(rec.State)
 		dst = fields.AppendJob(append(dst, state), rec)
 	}
-	if kind == kindSchedPut {
+	switch kind {
+	case kindSchedPut:
 		dst = fields.AppendSched(dst, rec)
+	case kindDeadPut:
+		dst = fields.AppendDead(dst, rec)
 	}
 	return seal(dst, start)
 }
@@ -130,7 +136,10 @@ func recordSize(rec *jobs.Record) int {
 	}
 	if rec.Kind == jobs.RecPut {
 		n += uvarintLen(uint64(len(rec.Tube))) + len(rec.Tube) + uvarintLen(uint64(fields.BodyFieldLen(len(rec.Body)))) + fields.BodyFieldLen(len(rec.Body))
-		if rec.Sched != 0 {
+		switch {
+		case rec.Dead != nil:
+			n += fields.DeadSize(rec)
+		case rec.Sched != 0:
 			n += uvarintLen(uint64(rec.Sched)) + varintLen(rec.SchedAt)
 		}
 	}

@@ -74,7 +74,7 @@ func init() {
 			flags: topFlags, check: checkInterval, run: runTop},
 	}
 	commands = append(commands, clusterCommands...)
-	commands = append(commands, policyCommand, binlogCommand, migrateCommand)
+	commands = append(commands, policyCommand, redriveCommand, moveCommand, binlogCommand, migrateCommand)
 }
 
 // The argument checks of the command table.

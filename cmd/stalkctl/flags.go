@@ -39,6 +39,7 @@ type invocation struct {
 	fileSize           int64
 	from               string
 	stateFile, mapFile string
+	moves              moveArgs // redrive's flags (redrive.go)
 }
 
 // parse reads the command line: global flags, the command, then its

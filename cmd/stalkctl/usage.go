@@ -29,7 +29,8 @@ global flags:
   --json     print JSON (one document; top prints one per refresh)
   --admin URL[,URL...]
              a node's admin API (stalkd --admin), for cluster, add-voter,
-             remove-server and policy; default $STALKD_ADMIN. With every
+             remove-server, policy, redrive and move (and peek's dead-letter
+             lines); default $STALKD_ADMIN. With every
              node's: cluster shows each node's own view, and a change refused
              by a node that knows no leader goes to the leader it named
   --admin-token-file FILE
@@ -45,7 +46,7 @@ exit codes:
   %d  no such job or tube (NOT_FOUND; peek finding no job in that state)
   %d  the server does not support the command (clear, list on a plain beanstalkd)
   %d  drain: --timeout passed before the tube drained
-  %d  add-voter, remove-server, policy: the node asked knows no leader to
+  %d  add-voter, remove-server, policy, redrive, move: the node asked knows no leader to
      forward to, or names one not listed in --admin
 
 examples:
@@ -63,6 +64,7 @@ examples:
   stalkctl binlog inspect /var/lib/beanstalkd
   stalkctl binlog export --from-dir /var/lib/stalkd --to /var/lib/beanstalkd-rollback
   stalkctl migrate --from old-queue:11300 --map ids.json
+  stalkctl redrive emails-dead --admin 127.0.0.1:11380
   stalkctl add-voter n4 10.0.0.4:11310 --admin 10.0.0.1:11380 --admin-token-file /etc/stalkd/tokens
 `, exitOK, exitFailure, exitUsage, exitConnect, exitNotFound, exitUnsupported, exitTimeout, exitNotLeader)
 }

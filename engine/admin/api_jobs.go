@@ -28,6 +28,8 @@ type listedJob struct {
 	AgeSeconds      float64  `json:"age_seconds"`
 	TimeLeftSeconds float64  `json:"time_left_seconds"`
 	Body            bodyJSON `json:"body"`
+	// DeadLetter as in GET /v1/jobs/{id}.
+	DeadLetter *deadLetterJSON `json:"dead_letter,omitempty"`
 }
 
 type jobListJSON struct {
@@ -102,7 +104,7 @@ func (s *Server) getTubeJobs(w http.ResponseWriter, r *http.Request, args []stri
 		}
 		out.Jobs = append(out.Jobs, listedJob{
 			ID: id, Pri: js.Pri, AgeSeconds: js.Age.Seconds(), TimeLeftSeconds: js.TimeLeft.Seconds(),
-			Body: encodeBody(data.Body(), previewBytes),
+			Body: encodeBody(data.Body(), previewBytes), DeadLetter: s.deadLetterOf(id),
 		})
 	}
 	writeJSON(w, http.StatusOK, out)

@@ -157,6 +157,9 @@ type jobJSON struct {
 	Buries          uint32   `json:"buries"`
 	Kicks           uint32   `json:"kicks"`
 	Body            bodyJSON `json:"body"`
+	// DeadLetter: where a dead-lettered job came from, why and when; absent
+	// for every other job (redrive.go).
+	DeadLetter *deadLetterJSON `json:"dead_letter,omitempty"`
 }
 
 func (s *Server) getJob(w http.ResponseWriter, r *http.Request, args []string) {
@@ -184,6 +187,6 @@ func (s *Server) getJob(w http.ResponseWriter, r *http.Request, args []string) {
 		AgeSeconds: js.Age.Seconds(), DelaySeconds: js.Delay.Seconds(), TTRSeconds: js.TTR.Seconds(),
 		TimeLeftSeconds: js.TimeLeft.Seconds(), File: js.File,
 		Reserves: js.Reserves, Timeouts: js.Timeouts, Releases: js.Releases, Buries: js.Buries, Kicks: js.Kicks,
-		Body: encodeBody(data.Body(), limit),
+		Body: encodeBody(data.Body(), limit), DeadLetter: s.deadLetterOf(id),
 	})
 }

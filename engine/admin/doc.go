@@ -6,7 +6,9 @@
 //     command path);
 //   - /healthz and /readyz: liveness and readiness;
 //   - /v1/...: a JSON API to inspect tubes and jobs and to kick, delete,
-//     pause and clear, and to read, set and remove tube policies
+//     pause and clear, to redrive a dead-letter tube and move a job
+//     (redrive.go; a follower forwards both through a MoveForwarder), and to
+//     read, set and remove tube policies
 //     (policy.go; DecodePolicy is the one decoder of a policy, which the
 //     daemon's --policies file shares); for a cluster member (Options.Cluster), /v1/cluster
 //     and its membership calls, and 421 not_leader from the queue endpoints

@@ -31,6 +31,10 @@ import (
 //	    each schedule's last fire time)
 //	  kind 7 scheduled put: a put's fields (as kind 1, from the id on), then
 //	    uvarint sched (the schedule's number plus one), varint schedAt
+//	  kind 8 dead put (a job that moved into a dead-letter tube): a put's
+//	    fields, then its dead-letter mark as package wal writes it
+//	    (wal/internal/fields.AppendDead: the schedule's mark if any, the
+//	    origin tube, the reason, the time it moved)
 //
 // The fields are those of wal's records, but the numbers are this format's
 // own (pinned here, not jobs' constants), a reserved state is legal (raft
@@ -51,6 +55,10 @@ const (
 	// node before it sets its first policy.
 	kindPolicy   = 6
 	kindSchedPut = 7
+	// kindDeadPut came with dead letters that remember their origin
+	// (issue 28): an older binary refuses it, so a cluster upgrades every
+	// node before a job is dead-lettered, moved or redriven.
+	kindDeadPut = 8
 )
 
 var stateCode = [...]byte{jobs.Ready: 1, jobs.Reserved: 2, jobs.Delayed: 3, jobs.Buried: 4}
@@ -77,6 +85,9 @@ func appendRecord(dst []byte, rec *jobs.Record) []byte {
 		kind = kindPut
 		if rec.Sched != 0 {
 			kind = kindSchedPut
+		}
+		if rec.Dead != nil {
+			kind = kindDeadPut // carries the schedule's mark too
 		}
 	case jobs.RecPolicy:
 		return fields.AppendPolicy(append(dst, kindPolicy), rec)
@@ -110,8 +121,11 @@ func appendRecord(dst []byte, rec *jobs.Record) []byte {
 		st = stateCode[rec.State]
 	}
 	dst = fields.AppendJob(append(dst, st), rec)
-	if kind == kindSchedPut {
+	switch kind {
+	case kindSchedPut:
 		dst = fields.AppendSched(dst, rec)
+	case kindDeadPut:
+		dst = fields.AppendDead(dst, rec)
 	}
 	return dst
 }
@@ -130,6 +144,9 @@ func encodeEntry(recs []jobs.Record, sizeHint int) []byte {
 // recordSizeHint is about len(appendRecord(nil, rec)), never less.
 func recordSizeHint(rec *jobs.Record) int {
 	n := 1 + 10 + 1 + 5 + 4*10 + 5*5 + 2*5 + len(rec.Tube) + fields.BodyFieldLen(len(rec.Body)) + 10*len(rec.IDs)
+	if rec.Dead != nil {
+		n += fields.DeadSize(rec)
+	}
 	if rec.Kind == jobs.RecPolicy {
 		n = 1 + fields.PolicySize(rec)
 	}
@@ -171,7 +188,7 @@ type decoder struct {
 func (d *decoder) record(r *jobs.Record) {
 	kind := d.Byte()
 	switch kind {
-	case kindPut, kindSchedPut:
+	case kindPut, kindSchedPut, kindDeadPut:
 		r.Kind = jobs.RecPut
 	case kindPolicy:
 		r.Kind = jobs.RecPolicy
@@ -238,7 +255,10 @@ func (d *decoder) record(r *jobs.Record) {
 			copy(r.Body, body)
 		}
 	}
-	if kind == kindSchedPut {
+	switch kind {
+	case kindSchedPut:
 		d.Sched(r)
+	case kindDeadPut:
+		d.Dead(r)
 	}
 }

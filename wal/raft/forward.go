@@ -38,11 +38,17 @@ const (
 )
 
 type forwardReq struct {
-	Op     string       `json:"op"` // "add-voter", "remove-server", "set-policy" or "remove-policy"
+	// Op: "add-voter", "remove-server", "set-policy", "remove-policy",
+	// "redrive" or "move-job".
+	Op     string       `json:"op"`
 	ID     string       `json:"id,omitempty"`
 	Addr   string       `json:"addr,omitempty"`
-	Tube   string       `json:"tube,omitempty"`   // the policy ops'
+	Tube   string       `json:"tube,omitempty"`   // the policy ops' and redrive's
 	Policy *jobs.Policy `json:"policy,omitempty"` // set-policy's
+	// Job, To and Max are redrive's and move-job's (forward_move.go).
+	Job uint64 `json:"job,omitempty"`
+	To  string `json:"to,omitempty"`
+	Max int    `json:"max,omitempty"`
 }
 
 type forwardResp struct {
@@ -51,6 +57,11 @@ type forwardResp struct {
 	// BadPolicy is the leader's refusal of a policy (a *jobs.PolicyError).
 	BadPolicy *policyFault `json:"bad_policy,omitempty"`
 	Removed   bool         `json:"removed,omitempty"` // remove-policy: there was one
+	// Redrive, Moved and Refused are redrive's and move-job's answers
+	// (forward_move.go).
+	Redrive *jobs.RedriveResult `json:"redrive,omitempty"`
+	Moved   bool                `json:"moved,omitempty"`
+	Refused string              `json:"refused,omitempty"`
 }
 
 // ForwardAddVoter is AddVoter asked of any node: this node carries it out
@@ -95,6 +106,8 @@ func (n *Node) localChange(req forwardReq) (forwardResp, error) {
 		return forwardResp{}, n.RemoveServer(req.ID)
 	case "set-policy", "remove-policy":
 		return n.localPolicy(req)
+	case "redrive", "move-job":
+		return n.localMove(req)
 	}
 	return forwardResp{}, fmt.Errorf("raft: unknown forwarded change %q", req.Op)
 }
@@ -130,6 +143,8 @@ func (n *Node) sendChange(addr string, req forwardReq) (forwardResp, error) {
 		return resp, fmt.Errorf("%w: %s no longer leads (%s)", cluster.ErrNotLeader, addr, resp.Error)
 	case resp.BadPolicy != nil:
 		return resp, &jobs.PolicyError{Field: resp.BadPolicy.Field, Reason: resp.BadPolicy.Reason}
+	case resp.Refused != "":
+		return resp, refusal(resp.Refused, addr)
 	case resp.Error != "":
 		return resp, fmt.Errorf("raft: the leader at %s: %s", addr, resp.Error)
 	}
@@ -152,11 +167,15 @@ func (n *Node) serveForward(c net.Conn, r *bufio.Reader) {
 		if errors.As(err, &pe) {
 			resp.BadPolicy = &policyFault{Field: pe.Field, Reason: pe.Reason}
 		}
+		resp.Refused = refusalCode(err)
 	} else {
 		ev := n.log.Info().Str("op", req.Op).Str("remote_addr", c.RemoteAddr().String())
-		if req.Tube != "" {
+		switch req.Op {
+		case "redrive", "move-job":
+			ev.Str("tube", req.Tube).Uint64("job_id", req.Job).Str("to", req.To).Msg("move carried out for a follower")
+		case "set-policy", "remove-policy":
 			ev.Str("tube", req.Tube).Msg("policy change carried out for a follower")
-		} else {
+		default:
 			ev.Str("peer", req.ID).Msg("membership change carried out for a follower")
 		}
 	}

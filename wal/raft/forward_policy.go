@@ -48,7 +48,13 @@ func (n *Node) ForwardRemovePolicy(tube string) (removed bool, err error) {
 }
 
 func (n *Node) forwardPolicy(req forwardReq) (forwardResp, error) {
-	resp, err := n.localPolicy(req)
+	return n.forwardTo(req, n.localPolicy, "policy change forwarded to the leader")
+}
+
+// forwardTo carries out req with local if this node leads, else sends it
+// to the leader (logging msg once it took it): one hop at most.
+func (n *Node) forwardTo(req forwardReq, local func(forwardReq) (forwardResp, error), msg string) (forwardResp, error) {
+	resp, err := local(req)
 	if !errors.Is(err, cluster.ErrNotLeader) || n.stream == nil {
 		return resp, err
 	}
@@ -58,8 +64,7 @@ func (n *Node) forwardPolicy(req forwardReq) (forwardResp, error) {
 	}
 	resp, err = n.sendChange(string(leaderAddr), req)
 	if err == nil {
-		n.log.Info().Str("op", req.Op).Str("tube", req.Tube).Str("leader", string(leaderID)).
-			Msg("policy change forwarded to the leader")
+		n.log.Info().Str("op", req.Op).Str("tube", req.Tube).Str("leader", string(leaderID)).Msg(msg)
 	}
 	return resp, err
 }

@@ -25,21 +25,7 @@ import (
 func TestForwardPolicy(t *testing.T) {
 	ca := enginetest.NewCA(t, "cluster")
 	nodes, _ := openTLSCluster(t, ca, 3)
-	// leading returns the node serving a queue, and the queue.
-	leading := func() (int, *jobs.Queue) {
-		var li int
-		var q *jobs.Queue
-		enginetest.Eventually(t, "a leader serving", func() bool {
-			for i, n := range nodes {
-				if q = n.Queue(); q != nil {
-					li = i
-					return true
-				}
-			}
-			return false
-		})
-		return li, q
-	}
+	leading := func() (int, *jobs.Queue) { return leadingNode(t, nodes) }
 	li, _ := leading()
 	f := nodes[(li+1)%3]
 	enginetest.Eventually(t, "the follower to know the leader", func() bool {
@@ -98,6 +84,24 @@ func TestForwardPolicy(t *testing.T) {
 	got, ok = nq.Policy("slow")
 	require.True(t, ok, "the new leader has the policy set through a follower")
 	assert.Equal(t, slow, got)
+}
+
+// leadingNode returns the node serving a queue, and the queue, waiting
+// for one.
+func leadingNode(t *testing.T, nodes []*Node) (int, *jobs.Queue) {
+	t.Helper()
+	var li int
+	var q *jobs.Queue
+	enginetest.Eventually(t, "a leader serving", func() bool {
+		for i, n := range nodes {
+			if q = n.Queue(); q != nil {
+				li = i
+				return true
+			}
+		}
+		return false
+	})
+	return li, q
 }
 
 // untilLeaderTakes calls change again while it finds no leader (an

@@ -68,7 +68,7 @@ func (s *state) apply(rec *jobs.Record) {
 			return
 		}
 		r := *rec
-		r.Kind, r.Tube, r.Body = jobs.RecPut, old.Tube, old.Body
+		r.Kind, r.Tube, r.Body, r.Dead = jobs.RecPut, old.Tube, old.Body, old.Dead // an update carries no dead letter
 		s.jobs[rec.ID] = &r
 	case jobs.RecDelete:
 		s.remove(rec.ID)
