@@ -92,7 +92,7 @@ func (q *Queue) UpdatePolicySeq(tube string, fn func(cur Policy, ok bool) (Polic
 		seq, err := q.removeLocked(tube, old)
 		return Policy{}, seq, err
 	}
-	c, err := q.checkPolicy(tube, p)
+	c, err := checkPolicy(tube, p)
 	if err != nil {
 		return Policy{}, 0, err
 	}
@@ -122,22 +122,22 @@ func (q *Queue) UpdatePolicySeq(tube string, fn func(cur Policy, ok bool) (Polic
 	return c.p.Clone(), seq, nil
 }
 
-// CheckPolicy reports whether SetPolicy would take p for the tube called
-// tube, without changing anything: a *PolicyError naming the field, or
-// nil. Safe for concurrent use.
-func (q *Queue) CheckPolicy(tube string, p Policy) error {
+// CheckPolicy reports whether a queue's SetPolicy would take p for the
+// tube called tube, by the rules of the policy alone (no queue's state):
+// a *PolicyError naming the field, or nil. Safe for concurrent use.
+func CheckPolicy(tube string, p Policy) error {
 	if !validName([]byte(tube)) {
 		return &PolicyError{Field: "tube", Reason: "not a valid tube name"}
 	}
 	if p.IsZero() {
 		return nil
 	}
-	_, err := q.checkPolicy(tube, p)
+	_, err := checkPolicy(tube, p)
 	return err
 }
 
 // checkPolicy validates p for tube and compiles it.
-func (q *Queue) checkPolicy(tube string, p Policy) (*compiled, error) {
+func checkPolicy(tube string, p Policy) (*compiled, error) {
 	c, err := compilePolicy(p)
 	if err != nil {
 		return nil, err

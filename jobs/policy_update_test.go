@@ -98,12 +98,13 @@ func TestUpdatePolicySeqAtomic(t *testing.T) {
 // TestCheckPolicy: the queue's refusals, without applying anything.
 func TestCheckPolicy(t *testing.T) {
 	f := newFixture(t)
+	require.NoError(t, f.q.SetPolicy("other", Policy{MaxReady: 1}))
 	var pe *PolicyError
-	require.NoError(t, f.q.CheckPolicy("t", Policy{MaxReady: 1}))
-	require.NoError(t, f.q.CheckPolicy("t", Policy{}))
-	require.True(t, errors.As(f.q.CheckPolicy("t", Policy{MaxReserves: 1, DeadLetter: "t"}), &pe) && pe.Field == "dead_letter")
-	require.True(t, errors.As(f.q.CheckPolicy("t", Policy{Schedule: []Schedule{{Cron: "0 0 31 2 *"}}}), &pe) && pe.Field == "schedule[0].cron")
-	require.True(t, errors.As(f.q.CheckPolicy("-bad", Policy{MaxReady: 1}), &pe) && pe.Field == "tube")
+	require.NoError(t, CheckPolicy("t", Policy{MaxReady: 1}))
+	require.NoError(t, CheckPolicy("t", Policy{}))
+	require.True(t, errors.As(CheckPolicy("t", Policy{MaxReserves: 1, DeadLetter: "t"}), &pe) && pe.Field == "dead_letter")
+	require.True(t, errors.As(CheckPolicy("t", Policy{Schedule: []Schedule{{Cron: "0 0 31 2 *"}}}), &pe) && pe.Field == "schedule[0].cron")
+	require.True(t, errors.As(CheckPolicy("-bad", Policy{MaxReady: 1}), &pe) && pe.Field == "tube")
 	_, ok := f.q.Policy("t")
 	require.False(t, ok)
 }

@@ -38,11 +38,12 @@ const (
 )
 
 type forwardReq struct {
-	Op     string       `json:"op"` // "add-voter", "remove-server", "set-policy" or "remove-policy"
-	ID     string       `json:"id,omitempty"`
-	Addr   string       `json:"addr,omitempty"`
-	Tube   string       `json:"tube,omitempty"`   // the policy ops'
-	Policy *jobs.Policy `json:"policy,omitempty"` // set-policy's
+	Op     string          `json:"op"` // "add-voter", "remove-server", "set-policy", "patch-policy" or "remove-policy"
+	ID     string          `json:"id,omitempty"`
+	Addr   string          `json:"addr,omitempty"`
+	Tube   string          `json:"tube,omitempty"`   // the policy ops'
+	Policy *jobs.Policy    `json:"policy,omitempty"` // set-policy's
+	Patch  json.RawMessage `json:"patch,omitempty"`  // patch-policy's merge patch (RFC 7386)
 }
 
 type forwardResp struct {
@@ -51,6 +52,8 @@ type forwardResp struct {
 	// BadPolicy is the leader's refusal of a policy (a *jobs.PolicyError).
 	BadPolicy *policyFault `json:"bad_policy,omitempty"`
 	Removed   bool         `json:"removed,omitempty"` // remove-policy: there was one
+	// Policy is what patch-policy left (nil: no policy).
+	Policy *jobs.Policy `json:"policy,omitempty"`
 }
 
 // ForwardAddVoter is AddVoter asked of any node: this node carries it out
@@ -93,7 +96,7 @@ func (n *Node) localChange(req forwardReq) (forwardResp, error) {
 		return forwardResp{}, n.AddVoter(req.ID, req.Addr)
 	case "remove-server":
 		return forwardResp{}, n.RemoveServer(req.ID)
-	case "set-policy", "remove-policy":
+	case "set-policy", "patch-policy", "remove-policy":
 		return n.localPolicy(req)
 	}
 	return forwardResp{}, fmt.Errorf("raft: unknown forwarded change %q", req.Op)
