@@ -39,7 +39,7 @@ func TestPolicyAgainstAdmin(t *testing.T) {
 	want := map[string]jobsq.Policy{
 		"emails": {MaxReserves: 5, DeadLetter: "emails-dead"},
 		"hooks": {MaxReady: 100, ReserveRate: 2.5,
-			Schedule: []jobsq.Schedule{{Cron: "*/5 * * * *", Body: "tick", TTR: 30}}},
+			Schedule: []jobsq.Schedule{{Cron: "*/5 * * * *", Body: "tick", Priority: 1024, TTR: 30}}},
 	}
 	if got := q.Policies(); !equalJSON(got, want) {
 		t.Fatalf("the queue holds %+v, want %+v", got, want)
@@ -65,7 +65,7 @@ func TestPolicyAgainstAdmin(t *testing.T) {
 		t.Errorf("after the round trip: %+v", p)
 	}
 
-	r = ctlEnv(env, "policy", "set", "emails", "--dead-letter", "emails-dead")
+	r = ctlEnv(env, "policy", "set", "emails", "--dead-letter", "emails-dead", "--replace")
 	if r.code != exitFailure || !strings.Contains(r.stderr, "dead_letter") {
 		t.Errorf("a refused policy: exit %d %q", r.code, r.stderr)
 	}

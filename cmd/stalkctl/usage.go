@@ -29,9 +29,10 @@ global flags:
   --json     print JSON (one document; top prints one per refresh)
   --admin URL[,URL...]
              a node's admin API (stalkd --admin), for cluster, add-voter,
-             remove-server and policy; default $STALKD_ADMIN. With every
-             node's: cluster shows each node's own view, and a change refused
-             by a node that knows no leader goes to the leader it named
+             remove-server and policy; default $STALKD_ADMIN, else
+             %s (cluster without either asks -a's stats-cluster). With
+             every node's: cluster shows each node's own view, and a change
+             refused by a node that knows no leader goes to the leader it named
   --admin-token-file FILE
              the admin API's bearer token (a line of stalkd's
              --auth-token-file); default the token in $STALKD_ADMIN_TOKEN
@@ -58,8 +59,10 @@ examples:
   STALKD_ADDR=unix:/run/stalkd.sock stalkctl top
   stalkctl cluster --admin 10.0.0.1:11380
   stalkctl cluster --admin 10.0.0.1:11380,10.0.0.2:11380,10.0.0.3:11380
-  stalkctl policy set emails --max-reserves 5 --dead-letter emails-dead --admin 127.0.0.1:11380
-  stalkctl policy list --admin 127.0.0.1:11380 > policies.yaml
+  stalkctl policy set emails --max-reserves 5 --dead-letter emails-dead
+  stalkctl policy set emails --max-ready 1000        # the other fields stay
+  stalkctl policy list > policies.yaml
+  stalkctl policy apply -f policies.yaml --prune --dry-run
   stalkctl add-voter n4 10.0.0.4:11310 --admin 10.0.0.1:11380 --admin-token-file /etc/stalkd/tokens
-`, exitOK, exitFailure, exitUsage, exitConnect, exitNotFound, exitUnsupported, exitTimeout, exitNotLeader)
+`, defaultAdmin, exitOK, exitFailure, exitUsage, exitConnect, exitNotFound, exitUnsupported, exitTimeout, exitNotLeader)
 }

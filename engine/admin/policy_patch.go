@@ -93,9 +93,14 @@ func dryRun(r *http.Request) bool {
 	return err == nil && v
 }
 
+// dryRunHeader marks a dry run's answer, so that a client can tell it from
+// a server that ignored ?dry_run and set the policy.
+const dryRunHeader = "Stalkd-Dry-Run"
+
 // checkPolicy answers a dry run of PUT: the policy it would set, or why
 // not. Checked on this node, leader or follower: the rules need no queue.
 func checkPolicy(w http.ResponseWriter, name string, p jobs.Policy) {
+	w.Header().Set(dryRunHeader, "true")
 	if err := jobs.CheckPolicy(name, p); err != nil {
 		var pe *jobs.PolicyError
 		if errors.As(err, &pe) {

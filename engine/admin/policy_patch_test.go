@@ -3,6 +3,7 @@ package admin
 import (
 	"encoding/json"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -139,6 +140,12 @@ func TestAPIPolicyDryRun(t *testing.T) {
 	assert.JSONEq(t, `{"schedule": [{"cron": "@hourly", "body": "h", "priority": 1024, "ttr": 60}]}`, string(b))
 	_, ok := s.q.Policy("d")
 	assert.False(t, ok, "a dry run sets nothing")
+	req, err := http.NewRequest(http.MethodPut, s.adm.URL()+"/v1/tubes/d/policy?dry_run=true", strings.NewReader(`{"max_ready": 1}`))
+	require.NoError(t, err)
+	res, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	res.Body.Close()
+	assert.Equal(t, "true", res.Header.Get("Stalkd-Dry-Run"), "the answer says it was a dry run")
 	code, b = s.send(http.MethodPut, "/v1/tubes/d/policy?dry_run=1", `{"max_reserves": 1, "dead_letter": "d"}`)
 	assert.Equal(t, "dead_letter", refused(t, code, b))
 }
