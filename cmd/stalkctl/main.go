@@ -75,7 +75,8 @@ func main() {
 	if isTerminal(os.Stdin) {
 		a.term, a.keys = newTerminal(os.Stdin, os.Stdout), os.Stdin
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// SIGHUP too (the terminal went away): top must leave it as it found it.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	code := a.main(ctx, os.Args[1:])
 	stop()
 	os.Exit(code)
