@@ -43,14 +43,14 @@ type applyResult struct {
 func (r *applyResult) json() any { return r }
 
 func (r *applyResult) print(w io.Writer) {
-	would := ""
+	words := [4]string{"set", "unchanged", "removed", "kept (not in the file; --prune removes it)"}
 	if r.DryRun {
-		would = "would "
+		words = [4]string{"would set", "unchanged", "would remove", "would keep (not in the file; --prune removes it)"}
 	}
 	for _, l := range []struct {
 		word  string
 		tubes []string
-	}{{would + "set", r.Set}, {"unchanged", r.Unchanged}, {would + "remove", r.Removed}, {"keep (not in the file; --prune removes)", r.Kept}} {
+	}{{words[0], r.Set}, {words[1], r.Unchanged}, {words[2], r.Removed}, {words[3], r.Kept}} {
 		for _, t := range l.tubes {
 			fmt.Fprintf(w, "%s %q\n", l.word, t)
 		}

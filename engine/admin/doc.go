@@ -6,9 +6,10 @@
 //     command path);
 //   - /healthz and /readyz: liveness and readiness;
 //   - /v1/...: a JSON API to inspect tubes and jobs and to kick, delete,
-//     pause and clear, and to read, set and remove tube policies
-//     (policy.go; DecodePolicy is the one decoder of a policy, which the
-//     daemon's --policies file shares); for a cluster member (Options.Cluster), /v1/cluster
+//     pause and clear, and to read, set, merge (PATCH, policy_patch.go)
+//     and remove tube policies (policy.go; DecodePolicy is the one decoder
+//     of a policy, which the daemon's --policies file shares; each
+//     schedule is shown with its last and next run, policy_view.go); for a cluster member (Options.Cluster), /v1/cluster
 //     and its membership calls, and 421 not_leader from the queue endpoints
 //     of a follower (cluster.go);
 //   - /: a dashboard (embedded HTML, CSS and JavaScript; no CDN).
