@@ -1,7 +1,6 @@
 package jobs
 
 import (
-	"errors"
 	"testing"
 	"time"
 
@@ -21,34 +20,25 @@ func fixtureAt(t *testing.T, utc string) *fixture {
 // minute), deleting them.
 func (f *fixture) firedAt(name string) []string {
 	f.t.Helper()
-	s, _ := f.session()
-	defer s.Close()
-	_, err := s.Watch([]byte(name))
-	require.NoError(f.t, err)
 	var got []string
-	for {
-		d, err := s.Reserve(0)
-		if errors.Is(err, ErrTimedOut) {
-			return got
-		}
-		require.NoError(f.t, err)
+	f.takeReady(name, func(d JobData) {
 		js, err := f.q.StatsJob(d.ID)
 		require.NoError(f.t, err)
 		got = append(got, time.Unix(0, f.clock.Now()-int64(js.Age)).UTC().Format("01-02 15:04"))
-		_, err = s.Delete(d.ID)
-		require.NoError(f.t, err)
-	}
+	})
+	return got
 }
 
-// walk advances the clock a minute at a time for d, ticking each minute,
-// and returns when each scheduled job of tube name was put (UTC).
-func (f *fixture) walk(name string, d time.Duration) []string {
-	var got []string
+// walkZones advances the clock a minute at a time for d, ticking each
+// minute, and returns when each scheduled job of the tubes fixed and wild
+// was put (UTC).
+func (f *fixture) walkZones(d time.Duration) (fixed, wild []string) {
 	for range int(d / time.Minute) {
 		f.advance(time.Minute)
-		got = append(got, f.firedAt(name)...)
+		fixed = append(fixed, f.firedAt("fixed")...)
+		wild = append(wild, f.firedAt("wild")...)
 	}
-	return got
+	return fixed, wild
 }
 
 // TestScheduleSpringForwardOnManualClock: in Europe/Berlin, 02:00 CET jumps
@@ -59,12 +49,7 @@ func TestScheduleSpringForwardOnManualClock(t *testing.T) {
 	f := fixtureAt(t, "2026-03-28 22:00")
 	require.NoError(t, f.q.SetPolicy("fixed", Policy{Schedule: []Schedule{{Cron: "30 2 * * *", TZ: "Europe/Berlin", Body: "f"}}}))
 	require.NoError(t, f.q.SetPolicy("wild", Policy{Schedule: []Schedule{{Cron: "30 * * * *", TZ: "Europe/Berlin", Body: "w"}}}))
-	var fixed, wild []string
-	for range 5 * 60 {
-		f.advance(time.Minute)
-		fixed = append(fixed, f.firedAt("fixed")...)
-		wild = append(wild, f.firedAt("wild")...)
-	}
+	fixed, wild := f.walkZones(5 * time.Hour)
 	require.Equal(t, []string{"03-29 01:00"}, fixed, "02:30 does not exist: fired once, at 03:00 CEST")
 	require.Equal(t, []string{"03-28 22:30", "03-28 23:30", "03-29 00:30", "03-29 01:30", "03-29 02:30"}, wild,
 		"minute 30 of the hours that exist: 23:30, 00:30, 01:30 CET, then 03:30 and 04:30 CEST")
@@ -77,12 +62,7 @@ func TestScheduleFallBackOnManualClock(t *testing.T) {
 	f := fixtureAt(t, "2026-10-24 23:00")
 	require.NoError(t, f.q.SetPolicy("fixed", Policy{Schedule: []Schedule{{Cron: "30 2 * * *", TZ: "Europe/Berlin", Body: "f"}}}))
 	require.NoError(t, f.q.SetPolicy("wild", Policy{Schedule: []Schedule{{Cron: "*/30 2 * * *", TZ: "Europe/Berlin", Body: "w"}}}))
-	var fixed, wild []string
-	for range 4 * 60 {
-		f.advance(time.Minute)
-		fixed = append(fixed, f.firedAt("fixed")...)
-		wild = append(wild, f.firedAt("wild")...)
-	}
+	fixed, wild := f.walkZones(4 * time.Hour)
 	require.Equal(t, []string{"10-25 00:30"}, fixed, "02:30 CEST; not again at 02:30 CET")
 	require.Equal(t, []string{"10-25 00:00", "10-25 00:30", "10-25 01:00", "10-25 01:30"}, wild,
 		"02:00 and 02:30, in CEST and again in CET")

@@ -77,7 +77,14 @@ const clusterToken = "stalkctl-cluster-token-0123456789"
 // startAdmin serves c on a loopback admin listener with a bearer token.
 func startAdmin(t *testing.T, c admin.Cluster) string {
 	t.Helper()
-	s, err := admin.Start(admin.Options{Addr: "127.0.0.1:0", Cluster: c, Tokens: []string{clusterToken}})
+	return serveAdmin(t, admin.Options{Addr: "127.0.0.1:0", Cluster: c, Tokens: []string{clusterToken}})
+}
+
+// serveAdmin starts an admin listener, stopped at the test's end, and
+// returns its URL.
+func serveAdmin(t *testing.T, o admin.Options) string {
+	t.Helper()
+	s, err := admin.Start(o)
 	if err != nil {
 		t.Fatal(err)
 	}

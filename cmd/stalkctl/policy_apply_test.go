@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"path/filepath"
 	"reflect"
@@ -30,16 +29,7 @@ func policyStack(t *testing.T) (*jobsq.Queue, *jobsq.ManualClock, *countingJourn
 	clk := jobsq.NewManualClock(time.Date(2026, 6, 1, 6, 0, 0, 0, time.UTC).UnixNano())
 	j := &countingJournal{}
 	q := jobsq.New(jobsq.Config{Clock: clk, Journal: j})
-	s, err := admin.Start(admin.Options{Addr: "127.0.0.1:0", Queue: q})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		_ = s.Stop(ctx)
-	})
-	return q, clk, j, map[string]string{"STALKD_ADMIN": s.URL()}
+	return q, clk, j, map[string]string{"STALKD_ADMIN": serveAdmin(t, admin.Options{Addr: "127.0.0.1:0", Queue: q})}
 }
 
 // TestPolicySetMerges: set changes the fields it names and keeps the
