@@ -43,16 +43,17 @@ type applyResult struct {
 func (r *applyResult) json() any { return r }
 
 func (r *applyResult) print(w io.Writer) {
-	words := [4]string{"set", "unchanged", "removed", "kept (not in the file; --prune removes it)"}
+	words := [4]string{"set", "unchanged", "removed", "kept"}
 	if r.DryRun {
-		words = [4]string{"would set", "unchanged", "would remove", "would keep (not in the file; --prune removes it)"}
+		words = [4]string{"would set", "unchanged", "would remove", "would keep"}
 	}
 	for _, l := range []struct {
-		word  string
-		tubes []string
-	}{{words[0], r.Set}, {words[1], r.Unchanged}, {words[2], r.Removed}, {words[3], r.Kept}} {
+		word, note string
+		tubes      []string
+	}{{words[0], "", r.Set}, {words[1], "", r.Unchanged}, {words[2], "", r.Removed},
+		{words[3], " (not in the file; --prune removes it)", r.Kept}} {
 		for _, t := range l.tubes {
-			fmt.Fprintf(w, "%s %q\n", l.word, t)
+			fmt.Fprintf(w, "%s %q%s\n", l.word, t, l.note)
 		}
 	}
 	fmt.Fprintf(w, "%s: %d set, %d unchanged, %d removed, %d kept", r.File, len(r.Set), len(r.Unchanged), len(r.Removed), len(r.Kept))
