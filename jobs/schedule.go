@@ -34,7 +34,7 @@ func compilePolicy(p Policy) (*compiled, error) {
 	}
 	c := &compiled{p: p.Clone(), burst: math.Ceil(p.ReserveRate)}
 	for _, s := range p.Schedule {
-		cs, err := cron.Parse(s.Cron)
+		cs, err := cron.ParseIn(s.Cron, s.TZ)
 		if err != nil {
 			return nil, err // not reached: Validate parsed it
 		}
@@ -103,7 +103,7 @@ func (q *Queue) schedTimer(st *schedTimer, now int64) {
 		// A refused put (full tube, drain mode, journal error) is not
 		// tried again: the time passes, as a cron job on a busy host would.
 		_ = q.schedPut(e, i, at, &w)
-		e.fired[i] = at
+		e.fired[i], e.ran[i] = at, true
 		at, ok = e.c.next(i, at)
 	}
 	if ok {

@@ -184,3 +184,16 @@ const (
 	MaxScheduleBody = policy.MaxScheduleBody
 	MaxSchedules    = policy.MaxSchedules
 )
+
+// A schedule's job priority and TTR (seconds) when its JSON leaves them
+// out (see Schedule): stalkctl put's defaults.
+const (
+	DefaultSchedulePriority = policy.DefaultPriority
+	DefaultScheduleTTR      = policy.DefaultTTR
+)
+
+// MergePolicyPatch returns p changed by patch, a JSON merge patch (RFC
+// 7386: a key sets a field, null removes it), validated; a refusal is a
+// *PolicyError naming the field. Pure, safe for concurrent use: see
+// policy.MergePatch and Queue.UpdatePolicySeq.
+func MergePolicyPatch(p Policy, patch []byte) (Policy, error) { return policy.MergePatch(p, patch) }

@@ -53,6 +53,12 @@ var goldenRecords = []struct {
 			{Cron: "@every 30s", Body: "", Priority: 1<<32 - 1},
 		}}, Fired: []int64{1_700_000_000_000_000_000, -1}}}},
 	{"policy-plain", jobs.Record{Kind: jobs.RecPolicy, Tube: "t", Policy: &jobs.PolicyRecord{Policy: jobs.Policy{MaxReady: 1}}}},
+	// A schedule's time zone rides in its cron string (fields.AppendPolicy).
+	{"policy-tz", jobs.Record{Kind: jobs.RecPolicy, Tube: "reports", Policy: &jobs.PolicyRecord{Policy: jobs.Policy{
+		Schedule: []jobs.Schedule{
+			{Cron: "30 2 * * MON-FRI", TZ: "America/New_York", Body: "report", Priority: 1024, TTR: 60},
+			{Cron: "@daily", Body: "sweep"},
+		}}, Fired: []int64{1_700_000_000_000_000_000, 5}}}},
 	{"policy-removed", jobs.Record{Kind: jobs.RecPolicy, Tube: "emails"}},
 	{"put-scheduled", jobs.Record{Kind: jobs.RecPut, ID: 77, Tube: "emails", State: jobs.Ready, Pri: 10,
 		TTR: 60 * time.Second, Created: 1_700_000_000_000_000_001, Body: []byte("report"),

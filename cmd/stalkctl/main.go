@@ -44,6 +44,10 @@ const (
 // defaultAddr is used when neither -a nor $STALKD_ADDR is given.
 const defaultAddr = "127.0.0.1:11300"
 
+// defaultAdmin is the admin API used when neither --admin nor
+// $STALKD_ADMIN is given (stalkd's documented --admin address).
+const defaultAdmin = "127.0.0.1:11380"
+
 // app is one run of the program: its streams, environment and terminal.
 // Tests build one with buffers; main builds it from the process.
 type app struct {
@@ -74,7 +78,8 @@ func main() {
 	if isTerminal(os.Stdin) {
 		a.term, a.keys = newTerminal(os.Stdin, os.Stdout), os.Stdin
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// SIGHUP too (the terminal went away): top must leave it as it found it.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	code := a.main(ctx, os.Args[1:])
 	stop()
 	os.Exit(code)
@@ -101,7 +106,7 @@ func (a *app) main(ctx context.Context, args []string) int {
 
 // run connects and executes the parsed command.
 func (a *app) run(ctx context.Context, inv *invocation) error {
-	if inv.cmd.admin != nil && (inv.cmd.run == nil || inv.adminURL != "") {
+	if inv.cmd.admin != nil && (inv.cmd.run == nil || inv.adminGiven) {
 		return a.runAdmin(ctx, inv)
 	}
 	var c *client.Conn

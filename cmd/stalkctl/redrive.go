@@ -251,9 +251,9 @@ type deadLetterInfo struct {
 	AgeSeconds float64 `json:"age_seconds"`
 }
 
-// peekDeadLetter asks the admin API (when --admin is given) what job id
+// peekDeadLetter asks the admin API (--admin, $STALKD_ADMIN or the default) what job id
 // remembers of a move to a dead-letter tube; nil when it never moved or
-// the API cannot say (a note on stderr says why).
+// the API cannot say (a note on stderr says why, unless the address was only the default).
 func peekDeadLetter(ctx context.Context, a *app, inv *invocation, id uint64) *deadLetterInfo {
 	urls := adminURLs(inv.adminURL)
 	if len(urls) == 0 {
@@ -268,7 +268,9 @@ func peekDeadLetter(ctx context.Context, a *app, inv *invocation, id uint64) *de
 	if err == nil {
 		err = h.do(ctx, http.MethodGet, fmt.Sprintf("/v1/jobs/%d?peek_bytes=0", id), nil, &j)
 	}
-	if err != nil && !errors.Is(err, client.ErrNotFound) {
+	// The default admin address is only a guess: say nothing when it does
+	// not answer, so peek against a server without --admin stays quiet.
+	if err != nil && inv.adminGiven && !errors.Is(err, client.ErrNotFound) {
 		fmt.Fprintf(a.stderr, "stalkctl: peek: the admin API did not say whether job %d is a dead letter: %v\n", id, err)
 	}
 	return j.DeadLetter

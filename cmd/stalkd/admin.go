@@ -66,7 +66,7 @@ func startAdmin(f adminFlags, srv *engine.Server, q *jobs.Queue, jr journal) (*a
 	}
 	a := &adminServer{}
 	opts := admin.Options{
-		Addr: f.addr, Queue: q, Version: engine.Version, MetricsMaxTubes: f.maxTubes, Logger: f.root,
+		Addr: f.addr, Queue: q, Version: engine.Version, ProtocolVersion: engine.ProtocolVersion, MetricsMaxTubes: f.maxTubes, Logger: f.root,
 		Tokens: f.tokens,
 		Serving: func() error {
 			select {

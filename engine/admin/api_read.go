@@ -23,7 +23,8 @@ type serverStats struct {
 	TotalConnections uint64            `json:"total_connections"`
 	Draining         bool              `json:"draining"`
 	UptimeSeconds    float64           `json:"uptime_seconds"`
-	Version          string            `json:"version"`
+	Version          string            `json:"version"`                    // stalkd's
+	ProtocolVersion  string            `json:"protocol_version,omitempty"` // the protocol's (stats' version)
 	Commands         map[string]uint64 `json:"commands"`
 	// MutationsAllowed tells the dashboard whether to offer its buttons.
 	MutationsAllowed bool `json:"mutations_allowed"`
@@ -84,7 +85,7 @@ func (s *Server) getStats(w http.ResponseWriter, r *http.Request, _ []string) {
 		Urgent: st.Urgent, Tubes: st.Tubes, TotalJobs: st.TotalJobs, JobTimeouts: st.JobTimeouts,
 		Connections: st.Connections, Producers: st.Producers, Workers: st.Workers,
 		Waiting: st.Waiting, TotalConnections: st.TotalConnections, Draining: st.Draining,
-		UptimeSeconds: time.Since(s.opts.Started).Seconds(), Version: s.opts.Version,
+		UptimeSeconds: time.Since(s.opts.Started).Seconds(), Version: s.opts.Version, ProtocolVersion: s.opts.ProtocolVersion,
 		Commands: commandCounts(&st), MutationsAllowed: s.mutable(),
 	})
 }

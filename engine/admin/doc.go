@@ -8,9 +8,10 @@
 //   - /v1/...: a JSON API to inspect tubes and jobs and to kick, delete,
 //     pause and clear, to redrive a dead-letter tube and move a job
 //     (redrive.go; a follower forwards both through a MoveForwarder), and to
-//     read, set and remove tube policies
+//     read, set, merge (PATCH, policy_patch.go) and remove tube policies
 //     (policy.go; DecodePolicy is the one decoder of a policy, which the
-//     daemon's --policies file shares); for a cluster member (Options.Cluster), /v1/cluster
+//     daemon's --policies file shares; each schedule is shown with its last
+//     and next run, policy_view.go); for a cluster member (Options.Cluster), /v1/cluster
 //     and its membership calls, and 421 not_leader from the queue endpoints
 //     of a follower (cluster.go);
 //   - /: a dashboard (embedded HTML, CSS and JavaScript; no CDN).

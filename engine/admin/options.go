@@ -65,8 +65,13 @@ type Options struct {
 	// WAL supplies the journal's figures; nil when there is no journal (no
 	// stalkd_wal_* series). Called at scrape time, concurrently.
 	WAL func() WALStats
-	// Version is reported as stalkd_build_info{version}.
+	// Version is stalkd's own version: reported as stalkd_build_info{version}
+	// and in /v1/stats (version).
 	Version string
+	// ProtocolVersion is the beanstalk protocol version the server speaks
+	// (what its stats document reports): /v1/stats protocol_version, shown
+	// beside Version by the dashboard. Empty: omitted.
+	ProtocolVersion string
 	// Started is when the server started (for uptime); zero means when
 	// Start is called.
 	Started time.Time

@@ -13,6 +13,8 @@ import (
 //	GET    /v1/policies               {"policies": {tube: policy, ...}}
 //	GET    /v1/tubes/{tube}/policy    the policy; 404 no_policy
 //	PUT    /v1/tubes/{tube}/policy    replace it with the body's; 200 and the policy
+//	                                  (?dry_run=true: check it, change nothing)
+//	PATCH  /v1/tubes/{tube}/policy    merge the body into it (RFC 7386; policy_patch.go)
 //	DELETE /v1/tubes/{tube}/policy    remove it; 404 no_policy
 //
 // A policy belongs to a tube name, so the tube need not exist. PUT and
@@ -79,15 +81,16 @@ func (s *Server) getPolicy(w http.ResponseWriter, _ *http.Request, args []string
 	if !policyTube(w, args[0]) {
 		return
 	}
-	p, ok := s.q.Policy(args[0])
-	if !ok {
+	v := s.policyViewOf(args[0])
+	if v == nil {
 		writeNoPolicy(w)
 		return
 	}
-	writeJSON(w, http.StatusOK, p)
+	writeJSON(w, http.StatusOK, v)
 }
 
-// PUT /v1/tubes/{tube}/policy: the body is the whole new policy.
+// PUT /v1/tubes/{tube}/policy: the body is the whole new policy. PATCH
+// (a merge patch) is served here too, past reading the body.
 func (s *Server) putPolicy(w http.ResponseWriter, r *http.Request, args []string) {
 	name := args[0]
 	if !policyTube(w, name) {
@@ -103,9 +106,17 @@ func (s *Server) putPolicy(w http.ResponseWriter, r *http.Request, args []string
 		writeError(w, http.StatusBadRequest, "bad_body", "reading the body: "+err.Error())
 		return
 	}
+	if r.Method == http.MethodPatch {
+		s.patchPolicy(w, r, name, b)
+		return
+	}
 	p, err := DecodePolicy(b)
 	if err != nil {
 		writePolicyError(w, err)
+		return
+	}
+	if dryRun(r) {
+		checkPolicy(w, name, p)
 		return
 	}
 	if s.fwd != nil {
@@ -173,11 +184,11 @@ func (s *Server) policyError(w http.ResponseWriter, err error) {
 // policyFigures are a tube's policy and policy counters in /v1/tubes and
 // /v1/tubes/{tube} (embedded in tubeJSON).
 type policyFigures struct {
-	DeadLettered     uint64       `json:"dead_lettered"`
-	RefusedFull      uint64       `json:"refused_full"`
-	RateLimitedWaits uint64       `json:"rate_limited_waits"`
-	ScheduledPuts    uint64       `json:"scheduled_puts"`
-	Policy           *jobs.Policy `json:"policy,omitempty"`
+	DeadLettered     uint64      `json:"dead_lettered"`
+	RefusedFull      uint64      `json:"refused_full"`
+	RateLimitedWaits uint64      `json:"rate_limited_waits"`
+	ScheduledPuts    uint64      `json:"scheduled_puts"`
+	Policy           *policyView `json:"policy,omitempty"` // with its schedules' runs
 }
 
 func policyFiguresOf(t *jobs.TubeInfo) policyFigures {
@@ -185,13 +196,14 @@ func policyFiguresOf(t *jobs.TubeInfo) policyFigures {
 		RateLimitedWaits: t.RateLimitedWaits, ScheduledPuts: t.ScheduledPuts}
 }
 
-// addPolicies sets the policy of each listed tube that has one (one read
-// of the policies for the whole list).
+// addPolicies sets the policy of each listed tube that has one, with its
+// schedules' runs (one read of the policies for the whole list, then one
+// per tube that has a policy).
 func (s *Server) addPolicies(ts []tubeJSON) {
 	ps := s.q.Policies()
 	for i := range ts {
-		if p, ok := ps[ts[i].Name]; ok {
-			ts[i].Policy = &p
+		if _, ok := ps[ts[i].Name]; ok {
+			ts[i].Policy = s.policyViewOf(ts[i].Name)
 		}
 	}
 }

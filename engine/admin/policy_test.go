@@ -62,7 +62,9 @@ func TestAPIPolicyRoundTrip(t *testing.T) {
 	// The tube's figures carry the policy once the tube exists.
 	_, err := beanstalk.NewTube(s.client(), "emails").Put([]byte("x"), 1, 0, time.Minute)
 	require.NoError(t, err)
-	var one tubeJSON
+	var one struct {
+		Policy *jobs.Policy `json:"policy"`
+	}
 	s.json(http.MethodGet, "/v1/tubes/emails", http.StatusOK, &one)
 	require.NotNil(t, one.Policy)
 	assert.Equal(t, want, *one.Policy)

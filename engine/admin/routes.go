@@ -90,7 +90,7 @@ func (s *Server) apiRoutes() []route {
 		{[]string{"jobs", "*", "move"}, map[string]apiHandler{post: s.moveJob}},
 		{[]string{"policies"}, map[string]apiHandler{get: s.getPolicies}},
 		{[]string{"tubes", "*", "policy"}, map[string]apiHandler{get: s.getPolicy,
-			http.MethodPut: s.putPolicy, http.MethodDelete: s.deletePolicy}},
+			http.MethodPut: s.putPolicy, http.MethodPatch: s.putPolicy, http.MethodDelete: s.deletePolicy}},
 	}
 	if s.opts.Cluster != nil {
 		rs = append(rs,

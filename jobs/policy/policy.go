@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 
@@ -32,14 +33,46 @@ type Policy struct {
 }
 
 // Schedule is one recurring put of a Policy.
+//
+// Priority and TTR are what the job gets, as given: in Go, set them (a
+// zero Priority is the most urgent, a zero TTR is raised to 1 s). In JSON
+// (the admin API, --policies, stalkctl) a schedule that leaves them out
+// gets DefaultPriority and DefaultTTR, as stalkctl put does, while an
+// explicit 0 stays 0 (UnmarshalJSON).
 type Schedule struct {
-	// Cron is five fields read in UTC ("*/5 * * * *": minute, hour, day of
-	// month, month, day of week) or "@every DURATION" ("@every 30s").
-	Cron     string `json:"cron" yaml:"cron"`
+	// Cron is five fields ("*/5 * * * *": minute, hour, day of month,
+	// month, day of week; names JAN-DEC and SUN-SAT allowed), a shorthand
+	// (@hourly, @daily, @midnight, @weekly, @monthly, @yearly, @annually)
+	// or "@every DURATION" ("@every 30s").
+	Cron string `json:"cron" yaml:"cron"`
+	// TZ is the IANA time zone the five fields are read in ("Europe/Berlin");
+	// "" is UTC. @every takes none.
+	TZ       string `json:"tz,omitempty" yaml:"tz,omitempty"`
 	Body     string `json:"body" yaml:"body"`
 	Priority uint32 `json:"priority" yaml:"priority"`
 	// TTR in seconds; 0 is raised to 1, as put does.
 	TTR uint32 `json:"ttr" yaml:"ttr"`
+}
+
+// DefaultPriority and DefaultTTR (seconds) are a schedule's job priority
+// and time-to-run when its JSON leaves them out: stalkctl put's defaults.
+const (
+	DefaultPriority = 1024
+	DefaultTTR      = 60
+)
+
+// UnmarshalJSON reads a schedule with presence semantics: a priority or
+// ttr left out is DefaultPriority or DefaultTTR; one given (0 included) is
+// kept. Unknown keys are ignored here (the admin API's DecodePolicy refuses
+// them first, naming the field).
+func (s *Schedule) UnmarshalJSON(b []byte) error {
+	type plain Schedule // no methods: no recursion
+	p := plain{Priority: DefaultPriority, TTR: DefaultTTR}
+	if err := json.Unmarshal(b, &p); err != nil {
+		return err
+	}
+	*s = Schedule(p)
+	return nil
 }
 
 // MaxReserveRate is the highest ReserveRate a policy may ask for.
@@ -96,7 +129,13 @@ func (p Policy) Validate() error {
 		return bad("schedule", "at most %d schedules", MaxSchedules)
 	}
 	for i, s := range p.Schedule {
-		if _, err := cron.Parse(s.Cron); err != nil {
+		if _, err := cron.LoadZone(s.TZ); err != nil {
+			return bad(fmt.Sprintf("schedule[%d].tz", i), "%v", err)
+		}
+		if s.TZ != "" && cron.IsEvery(s.Cron) {
+			return bad(fmt.Sprintf("schedule[%d].tz", i), "@every counts from its previous time: a time zone does not apply")
+		}
+		if _, err := cron.ParseIn(s.Cron, s.TZ); err != nil {
 			return bad(fmt.Sprintf("schedule[%d].cron", i), "%v", err)
 		}
 		if len(s.Body) > MaxScheduleBody {

@@ -23,6 +23,10 @@ func TestValidateNamesTheField(t *testing.T) {
 		{Policy{Schedule: make([]Schedule, MaxSchedules+1)}, "schedule"},
 		{Policy{Schedule: []Schedule{{Cron: "@every 1m"}, {Cron: "nope"}}}, "schedule[1].cron"},
 		{Policy{Schedule: []Schedule{{Cron: "* * * * *", Body: strings.Repeat("b", MaxScheduleBody+1)}}}, "schedule[0].body"},
+		{Policy{Schedule: []Schedule{{Cron: "0 0 31 2 *"}}}, "schedule[0].cron"},
+		{Policy{Schedule: []Schedule{{Cron: "0 9 * * MON-FRI", TZ: "Europe/Berlin"}, {Cron: "@weekly"}}}, ""},
+		{Policy{Schedule: []Schedule{{Cron: "0 9 * * *", TZ: "Nowhere/Special"}}}, "schedule[0].tz"},
+		{Policy{Schedule: []Schedule{{Cron: "@every 1h", TZ: "Europe/Berlin"}}}, "schedule[0].tz"},
 	}
 	for i, c := range cases {
 		err := c.p.Validate()

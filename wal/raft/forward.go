@@ -38,13 +38,14 @@ const (
 )
 
 type forwardReq struct {
-	// Op: "add-voter", "remove-server", "set-policy", "remove-policy",
-	// "redrive" or "move-job".
-	Op     string       `json:"op"`
-	ID     string       `json:"id,omitempty"`
-	Addr   string       `json:"addr,omitempty"`
-	Tube   string       `json:"tube,omitempty"`   // the policy ops' and redrive's
-	Policy *jobs.Policy `json:"policy,omitempty"` // set-policy's
+	// Op: "add-voter", "remove-server", "set-policy", "patch-policy",
+	// "remove-policy", "redrive" or "move-job".
+	Op     string          `json:"op"`
+	ID     string          `json:"id,omitempty"`
+	Addr   string          `json:"addr,omitempty"`
+	Tube   string          `json:"tube,omitempty"`   // the policy ops' and redrive's
+	Policy *jobs.Policy    `json:"policy,omitempty"` // set-policy's
+	Patch  json.RawMessage `json:"patch,omitempty"`  // patch-policy's merge patch (RFC 7386)
 	// Job, To and Max are redrive's and move-job's (forward_move.go).
 	Job uint64 `json:"job,omitempty"`
 	To  string `json:"to,omitempty"`
@@ -62,6 +63,8 @@ type forwardResp struct {
 	Redrive *jobs.RedriveResult `json:"redrive,omitempty"`
 	Moved   bool                `json:"moved,omitempty"`
 	Refused string              `json:"refused,omitempty"`
+	// Policy is what patch-policy left (nil: no policy).
+	Policy *jobs.Policy `json:"policy,omitempty"`
 }
 
 // ForwardAddVoter is AddVoter asked of any node: this node carries it out
@@ -104,7 +107,7 @@ func (n *Node) localChange(req forwardReq) (forwardResp, error) {
 		return forwardResp{}, n.AddVoter(req.ID, req.Addr)
 	case "remove-server":
 		return forwardResp{}, n.RemoveServer(req.ID)
-	case "set-policy", "remove-policy":
+	case "set-policy", "patch-policy", "remove-policy":
 		return n.localPolicy(req)
 	case "redrive", "move-job":
 		return n.localMove(req)

@@ -40,6 +40,21 @@ func (n *Node) ForwardSetPolicy(tube string, p jobs.Policy) error {
 	return err
 }
 
+// ForwardPatchPolicy applies patch, a JSON merge patch (RFC 7386), to the
+// tube's current policy on the leader, atomically there
+// (jobs.Queue.UpdatePolicySeq with jobs.MergePolicyPatch): the follower
+// carries the patch, never a policy it read and merged itself. It returns
+// the policy the patch left (zero: removed) once committed; errors as
+// ForwardSetPolicy. Applying the same patch twice (a retry after
+// leadership moved) leaves the same policy.
+func (n *Node) ForwardPatchPolicy(tube string, patch []byte) (jobs.Policy, error) {
+	resp, err := n.forwardPolicy(forwardReq{Op: "patch-policy", Tube: tube, Patch: patch})
+	if err != nil || resp.Policy == nil {
+		return jobs.Policy{}, err
+	}
+	return *resp.Policy, nil
+}
+
 // ForwardRemovePolicy is jobs.Queue.RemovePolicy asked of any node (see
 // ForwardSetPolicy); removed is false when the tube had no policy.
 func (n *Node) ForwardRemovePolicy(tube string) (removed bool, err error) {
@@ -87,6 +102,14 @@ func (n *Node) localPolicy(req forwardReq) (forwardResp, error) {
 			return resp, errors.New("raft: set-policy without a policy")
 		}
 		seq, err = q.SetPolicySeq(req.Tube, *req.Policy)
+	case "patch-policy":
+		var p jobs.Policy
+		p, seq, err = q.UpdatePolicySeq(req.Tube, func(cur jobs.Policy, _ bool) (jobs.Policy, error) {
+			return jobs.MergePolicyPatch(cur, req.Patch)
+		})
+		if !p.IsZero() {
+			resp.Policy = &p
+		}
 	case "remove-policy":
 		resp.Removed, seq, err = q.RemovePolicySeq(req.Tube)
 	default:

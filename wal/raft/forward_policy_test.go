@@ -57,6 +57,26 @@ func TestForwardPolicy(t *testing.T) {
 	got, _ = q.Policy("work")
 	assert.Equal(t, p, got, "a refused policy changes nothing")
 
+	// A patch goes to the leader as a patch and is merged into the
+	// leader's policy there: the schedules the follower never read stay.
+	var patched jobs.Policy
+	require.NoError(t, untilLeaderTakes(t, func() (err error) {
+		patched, err = f.ForwardPatchPolicy("work", []byte(`{"max_ready": null, "reserve_rate": 2}`))
+		return err
+	}))
+	want := p.Clone()
+	want.MaxReady, want.ReserveRate = 0, 2
+	assert.Equal(t, want, patched, "the policy the patch left")
+	_, q = leading()
+	got, _ = q.Policy("work")
+	assert.Equal(t, want, got, "in force on the leader")
+	err = untilLeaderTakes(t, func() error {
+		_, err := f.ForwardPatchPolicy("work", []byte(`{"max_reserves": null}`))
+		return err
+	})
+	require.True(t, errors.As(err, &pe), "a *jobs.PolicyError, got %v", err)
+	assert.Equal(t, "dead_letter", pe.Field, "the merged result is checked on the leader")
+
 	var removed bool
 	require.NoError(t, untilLeaderTakes(t, func() (err error) { removed, err = f.ForwardRemovePolicy("work"); return err }))
 	assert.True(t, removed)

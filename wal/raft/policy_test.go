@@ -44,6 +44,25 @@ func TestEntryGoldenPolicy(t *testing.T) {
 	assert.Equal(t, policyRecords(), back)
 }
 
+// TestEntryPolicyTZ: a schedule's time zone rides in the entry's cron
+// string; a schedule without one is encoded as before tz existed
+// (TestEntryGoldenPolicy), so entries from older nodes read the same.
+func TestEntryPolicyTZ(t *testing.T) {
+	recs := []jobs.Record{{Kind: jobs.RecPolicy, Tube: "r", Policy: &jobs.PolicyRecord{Policy: jobs.Policy{
+		Schedule: []jobs.Schedule{{Cron: "0 9 * * MON", TZ: "Europe/Berlin", Body: "b", Priority: 1024, TTR: 60}}},
+		Fired: []int64{7}}}}
+	b := encodeEntry(recs, 0)
+	assert.Contains(t, string(b), "CRON_TZ=Europe/Berlin 0 9 * * MON")
+	var back []jobs.Record
+	require.NoError(t, decodeEntry(b, nil, func(r *jobs.Record) error {
+		back = append(back, *r)
+		return nil
+	}))
+	assert.Equal(t, recs, back)
+	bad := bytes.Replace(b, []byte("Europe/Berlin"), []byte("Europe/Nowher"), 1)
+	require.ErrorIs(t, decodeEntry(bad, nil, func(*jobs.Record) error { return nil }), ErrMalformed, "an unknown zone is malformed")
+}
+
 // TestStatePoliciesAndSnapshot: the state keeps each tube's latest policy
 // with its schedules' progress advanced by scheduled puts, a snapshot
 // carries them, and a queue built from it has them.

@@ -76,7 +76,8 @@ function replaceRows(tbody, rows) {
 
 // ---- summary cards ----
 function renderSummary(st) {
-  $("version").textContent = "v" + st.version + " · up " + fmtAge(st.uptime_seconds);
+  $("version").textContent = (st.protocol_version ? "protocol " + st.protocol_version + " · " : "") +
+    "stalkd v" + st.version + " · up " + fmtAge(st.uptime_seconds);
   $("draining").hidden = !st.draining;
   $("readonly").hidden = st.mutations_allowed;
   state.canMutate = st.mutations_allowed;
@@ -245,9 +246,17 @@ function policyRows(p) {
   if (p.dead_letter) rows.push(["dead letter", p.dead_letter]);
   if (p.max_ready) rows.push(["max ready", p.max_ready]);
   if (p.reserve_rate) rows.push(["reserve rate", p.reserve_rate + "/s"]);
-  for (const sc of p.schedule || []) rows.push(["schedule", sc.cron + " \u2192 " + sc.body]);
+  (p.schedule || []).forEach((sc, i) => {
+    const n = i === 0 ? "" : " " + (i + 1);
+    rows.push(["schedule" + n, sc.cron + (sc.tz ? " (" + sc.tz + ")" : "") + " \u2192 " + sc.body]);
+    rows.push(["last run" + n, fmtRun(sc.last_run, "never")], ["next run" + n, fmtRun(sc.next_run, "-")]);
+  });
   return rows.length ? rows : [["policy", "empty"]];
 }
+
+// fmtRun shows a schedule's run time as the API gives it (RFC 3339, in the
+// schedule's zone), or none.
+function fmtRun(t, none) { return t ? t.replace("T", " ") : none; }
 
 async function loadPolicy() {
   if (state.tube === null) return;
