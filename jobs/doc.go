@@ -70,8 +70,9 @@
 //
 // A Policy (a value of package jobs/policy, aliased here; POLICIES.md has
 // the fine print) is kept by tube name (policies.go) and applied to the tube whenever it exists: max_reserves buries or
-// dead-letters a spent job (deadletter.go), max_ready refuses puts with
-// ErrQueueFull, reserve_rate holds a tube back like a pause (holdback.go)
+// dead-letters a spent job (deadletter.go), max_ready's overflow refuses,
+// buries or dead-letters a put (overflow.go), reserve_rate holds a tube
+// back like a pause (holdback.go)
 // and schedules put recurring jobs from timers in the wheel (schedule.go,
 // internal/cron). A tube without a policy pays a nil check.
 //
@@ -89,7 +90,9 @@
 // reserve.go (reserve and its wait), handoff.go (the moves state changes
 // share, and wake-ups), kick.go, clear.go, timers.go (the timing wheels),
 // holdback.go (pause and reserve_rate), deadletter.go (max_reserves),
-// policies.go (the policy map and its changes), schedule.go (a compiled
+// policies.go (the policy map and its changes), policyset.go (replacing
+// the whole set at once), policycounters.go (counters that belong to a
+// policy, not a tube), overflow.go (max_ready), schedule.go (a compiled
 // policy's schedules), journal.go (the journal seam), restore.go (replay,
 // compaction, replicated mode), stats.go, inspect.go (peek and monitoring
 // views), list.go (ListJobs).

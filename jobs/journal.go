@@ -26,6 +26,25 @@ const (
 // Queue.RewritePolicies.
 const RecPolicy RecordKind = 0x50
 
+// RecPolicySet replaces every tube policy at once: afterwards the tubes in
+// PolicySet have exactly those policies (with their schedules' progress)
+// and every other tube has none. It is one record, so a journal holds all
+// of the change or none of it (Queue.ReplacePoliciesSeq: a policy file
+// applied at start or reloaded on SIGHUP). No other field is meaningful.
+const RecPolicySet RecordKind = 0x51
+
+// PolicySetRecord is what a RecPolicySet carries: every tube's policy, in
+// tube name order.
+type PolicySetRecord struct {
+	Tubes []TubePolicyRecord
+}
+
+// TubePolicyRecord is one tube's policy in a PolicySetRecord.
+type TubePolicyRecord struct {
+	Tube string
+	PolicyRecord
+}
+
 // Record is one durable change. Records of one job reach the journal in the
 // order the changes were made (they are appended under the job's tube lock).
 type Record struct {
@@ -59,6 +78,9 @@ type Record struct {
 	// Policy is what a RecPolicy sets (nil: the tube's policy is removed).
 	// Shared and read-only, like Body.
 	Policy *PolicyRecord
+	// PolicySet is what a RecPolicySet sets. Shared and read-only, like
+	// Body.
+	PolicySet *PolicySetRecord
 }
 
 // PolicyRecord is a policy as the journal holds it: the Policy and the

@@ -44,8 +44,10 @@ func (q *Queue) SetPolicy(tube string, p Policy) error {
 
 // SetPolicySeq is SetPolicy returning the journal sequence number to wait
 // for (Queue.Committed) before acknowledging it. The policy is validated
-// (a *PolicyError names the field), journaled, then applied: an error
-// leaves everything as it was. A schedule whose cron and body the previous
+// with the other tubes' policies (CheckPolicies: a *PolicyError names the
+// tube and the field; a dead-letter cycle of any length is refused, the
+// cycle spelled in the reason), journaled, then applied: an error leaves
+// everything as it was. A schedule whose cron and body the previous
 // policy already had keeps its progress; a new one counts from now. Setting
 // the policy a tube already has changes nothing (and returns 0). Safe for
 // concurrent use; it must not be called from a wake function.
@@ -61,9 +63,6 @@ func (q *Queue) SetPolicySeq(tube string, p Policy) (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
-	if p.DeadLetter == tube {
-		return 0, &PolicyError{Field: "dead_letter", Reason: "is the tube itself"}
-	}
 	ps := &q.pols
 	ps.setMu.Lock()
 	defer q.servePolicyTube(tube) // runs after the unlock below
@@ -72,8 +71,43 @@ func (q *Queue) SetPolicySeq(tube string, p Policy) (uint64, error) {
 	if old != nil && reflect.DeepEqual(old.c.p, c.p) {
 		return 0, nil
 	}
+	if err := q.checkWith(tube, c.p); err != nil {
+		return 0, err
+	}
+	e := q.newEntry(tube, c, old)
+	// The record gets its own copy of the progress: schedules update e.fired
+	// while the journal may still hold the record.
+	pr := &PolicyRecord{Policy: e.c.p, Fired: append([]int64(nil), e.fired...)}
+	seq, err := q.append(Record{Kind: RecPolicy, Tube: tube, Policy: pr})
+	if err != nil {
+		return 0, err
+	}
+	q.installPolicy(tube, old, e)
+	return seq, nil
+}
+
+// checkWith checks the current policies with tube's replaced by p, whole
+// (CheckPolicies: a dead letter naming its own tube, cycles of any
+// length), and reports the first fault as a *PolicyError. setMu held.
+func (q *Queue) checkWith(tube string, p Policy) error {
+	ps := &q.pols
+	set := make(map[string]Policy, len(ps.byName)+1)
+	for name, e := range ps.byName {
+		set[name] = e.c.p
+	}
+	set[tube] = p
+	return CheckPolicies(set)
+}
+
+// newEntry builds tube's entry for compiled policy c, replacing old (nil:
+// none): c shares old's counters, and a schedule whose cron and body old
+// had keeps its progress (a new one counts from now). setMu held.
+func (q *Queue) newEntry(tube string, c *compiled, old *policyEntry) *policyEntry {
 	now := q.clock.Now()
 	e := &policyEntry{tube: tube, c: c, fired: make([]int64, len(c.p.Schedule))}
+	if old != nil {
+		c.ctr = old.c.ctr
+	}
 	for i, s := range c.p.Schedule {
 		e.fired[i] = now
 		if old != nil {
@@ -84,15 +118,7 @@ func (q *Queue) SetPolicySeq(tube string, p Policy) (uint64, error) {
 			}
 		}
 	}
-	// The record gets its own copy of the progress: schedules update e.fired
-	// while the journal may still hold the record.
-	pr := &PolicyRecord{Policy: e.c.p, Fired: append([]int64(nil), e.fired...)}
-	seq, err := q.append(Record{Kind: RecPolicy, Tube: tube, Policy: pr})
-	if err != nil {
-		return 0, err
-	}
-	q.installPolicy(tube, old, e)
-	return seq, nil
+	return e
 }
 
 // RemovePolicy removes the policy of the tube called tube; removed is false
@@ -164,6 +190,10 @@ func (q *Queue) RestorePolicy(tube string, p Policy, fired []int64) error {
 	defer q.servePolicyTube(tube) // runs after the unlock below
 	defer ps.setMu.Unlock()
 	now := q.clock.Now()
+	old := ps.byName[tube]
+	if old != nil {
+		c.ctr = old.c.ctr
+	}
 	e := &policyEntry{tube: tube, c: c, fired: make([]int64, len(c.p.Schedule))}
 	for i := range e.fired {
 		e.fired[i] = now
@@ -171,7 +201,7 @@ func (q *Queue) RestorePolicy(tube string, p Policy, fired []int64) error {
 			e.fired[i] = fired[i]
 		}
 	}
-	q.installPolicy(tube, ps.byName[tube], e)
+	q.installPolicy(tube, old, e)
 	return nil
 }
 
