@@ -56,6 +56,16 @@ var goldenRecords = []struct {
 	{"put-scheduled", jobs.Record{Kind: jobs.RecPut, ID: 77, Tube: "emails", State: jobs.Ready, Pri: 10,
 		TTR: 60 * time.Second, Created: 1_700_000_000_000_000_001, Body: []byte("report"),
 		Sched: 1, SchedAt: 1_700_000_000_000_000_000}},
+	{"policy-overflow", jobs.Record{Kind: jobs.RecPolicy, Tube: "emails", Policy: &jobs.PolicyRecord{Policy: jobs.Policy{
+		MaxReady: 100, Overflow: jobs.OverflowDeadLetter, DeadLetter: "emails-spill"}}}},
+	{"policy-set", jobs.Record{Kind: jobs.RecPolicySet, PolicySet: &jobs.PolicySetRecord{Tubes: []jobs.TubePolicyRecord{
+		{Tube: "a", PolicyRecord: jobs.PolicyRecord{Policy: jobs.Policy{MaxReady: 1, Overflow: jobs.OverflowBury}}},
+		{Tube: "emails", PolicyRecord: jobs.PolicyRecord{Policy: jobs.Policy{MaxReserves: 5, DeadLetter: "emails-dead",
+			ReserveRate: 0.5, Schedule: []jobs.Schedule{{Cron: "@every 1m", Body: "x", Priority: 1024, TTR: 60}}},
+			Fired: []int64{1_700_000_000_000_000_000}}},
+		{Tube: "z", PolicyRecord: jobs.PolicyRecord{Policy: jobs.Policy{MaxReady: 2, Overflow: jobs.OverflowReject}}},
+	}}}},
+	{"policy-set-empty", jobs.Record{Kind: jobs.RecPolicySet, PolicySet: &jobs.PolicySetRecord{Tubes: []jobs.TubePolicyRecord{}}}},
 }
 
 // goldenMeta is the fixture testdata/records/meta.hex.
@@ -69,6 +79,9 @@ func TestGoldenRecords(t *testing.T) {
 			desc := fmt.Sprintf("%+v", g.rec)
 			if g.rec.Policy != nil {
 				desc += fmt.Sprintf(" *Policy=%+v", *g.rec.Policy)
+			}
+			if g.rec.PolicySet != nil {
+				desc += fmt.Sprintf(" *PolicySet=%+v", *g.rec.PolicySet)
 			}
 			writeHex(t, filepath.Join(dir, g.name+".hex"), desc, AppendRecord(nil, &g.rec))
 		}
@@ -96,7 +109,8 @@ func TestGoldenRecords(t *testing.T) {
 // values: the mapping must be total over what jobs writes and refuse
 // everything else.
 func TestGoldenFormatNumbers(t *testing.T) {
-	kinds := map[jobs.RecordKind]byte{jobs.RecPut: 1, jobs.RecUpdate: 2, jobs.RecDelete: 3, jobs.RecClear: 4, jobs.RecPolicy: 5}
+	kinds := map[jobs.RecordKind]byte{jobs.RecPut: 1, jobs.RecUpdate: 2, jobs.RecDelete: 3, jobs.RecClear: 4, jobs.RecPolicy: 5,
+		jobs.RecPolicySet: 11}
 	for k, want := range kinds {
 		b, ok := kindByte(k)
 		require.True(t, ok)
@@ -115,7 +129,7 @@ func TestGoldenFormatNumbers(t *testing.T) {
 		assert.Equal(t, s, back)
 	}
 	for b := range 256 {
-		if _, ok := kindOf(byte(b)); ok != (b >= 1 && b <= 6) {
+		if _, ok := kindOf(byte(b)); ok != (b >= 1 && b <= 6 || b == 10 || b == 11) {
 			t.Errorf("kind byte %#x: known %v", b, ok)
 		}
 		if _, ok := stateOf(byte(b)); ok != (b >= 1 && b <= 4) {
@@ -125,6 +139,9 @@ func TestGoldenFormatNumbers(t *testing.T) {
 	sched, ok := kindOf(6) // a put that carries its schedule's mark
 	assert.True(t, ok)
 	assert.Equal(t, jobs.RecPut, sched)
+	ext, ok := kindOf(10) // a policy with fields the first layout lacks
+	assert.True(t, ok)
+	assert.Equal(t, jobs.RecPolicy, ext)
 	_, ok = kindByte(99)
 	assert.False(t, ok)
 	_, ok = stateByte(99)

@@ -38,11 +38,15 @@ const (
 )
 
 type forwardReq struct {
-	Op     string       `json:"op"` // "add-voter", "remove-server", "set-policy" or "remove-policy"
+	// Op is "add-voter", "remove-server", "set-policy", "remove-policy" or
+	// "replace-policies".
+	Op     string       `json:"op"`
 	ID     string       `json:"id,omitempty"`
 	Addr   string       `json:"addr,omitempty"`
 	Tube   string       `json:"tube,omitempty"`   // the policy ops'
 	Policy *jobs.Policy `json:"policy,omitempty"` // set-policy's
+	// Policies is replace-policies' whole set (empty or absent: no policies).
+	Policies map[string]jobs.Policy `json:"policies,omitempty"`
 }
 
 type forwardResp struct {
@@ -51,6 +55,8 @@ type forwardResp struct {
 	// BadPolicy is the leader's refusal of a policy (a *jobs.PolicyError).
 	BadPolicy *policyFault `json:"bad_policy,omitempty"`
 	Removed   bool         `json:"removed,omitempty"` // remove-policy: there was one
+	// Changes are what replace-policies changed.
+	Changes []jobs.PolicyChange `json:"changes,omitempty"`
 }
 
 // ForwardAddVoter is AddVoter asked of any node: this node carries it out
@@ -93,7 +99,7 @@ func (n *Node) localChange(req forwardReq) (forwardResp, error) {
 		return forwardResp{}, n.AddVoter(req.ID, req.Addr)
 	case "remove-server":
 		return forwardResp{}, n.RemoveServer(req.ID)
-	case "set-policy", "remove-policy":
+	case "set-policy", "remove-policy", "replace-policies":
 		return n.localPolicy(req)
 	}
 	return forwardResp{}, fmt.Errorf("raft: unknown forwarded change %q", req.Op)
@@ -129,7 +135,7 @@ func (n *Node) sendChange(addr string, req forwardReq) (forwardResp, error) {
 	case resp.NotLeader:
 		return resp, fmt.Errorf("%w: %s no longer leads (%s)", cluster.ErrNotLeader, addr, resp.Error)
 	case resp.BadPolicy != nil:
-		return resp, &jobs.PolicyError{Field: resp.BadPolicy.Field, Reason: resp.BadPolicy.Reason}
+		return resp, &jobs.PolicyError{Field: resp.BadPolicy.Field, Reason: resp.BadPolicy.Reason, Tube: resp.BadPolicy.Tube}
 	case resp.Error != "":
 		return resp, fmt.Errorf("raft: the leader at %s: %s", addr, resp.Error)
 	}
@@ -150,11 +156,13 @@ func (n *Node) serveForward(c net.Conn, r *bufio.Reader) {
 		resp.Error, resp.NotLeader = err.Error(), errors.Is(err, cluster.ErrNotLeader)
 		var pe *jobs.PolicyError
 		if errors.As(err, &pe) {
-			resp.BadPolicy = &policyFault{Field: pe.Field, Reason: pe.Reason}
+			resp.BadPolicy = &policyFault{Field: pe.Field, Reason: pe.Reason, Tube: pe.Tube}
 		}
 	} else {
 		ev := n.log.Info().Str("op", req.Op).Str("remote_addr", c.RemoteAddr().String())
-		if req.Tube != "" {
+		if req.Op == "replace-policies" {
+			ev.Int("changes", len(resp.Changes)).Msg("policy change carried out for a follower")
+		} else if req.Tube != "" {
 			ev.Str("tube", req.Tube).Msg("policy change carried out for a follower")
 		} else {
 			ev.Str("peer", req.ID).Msg("membership change carried out for a follower")
