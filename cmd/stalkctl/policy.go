@@ -37,7 +37,7 @@ import (
 var policyCommand = &command{
 	name: "policy",
 	synopsis: "get|set|rm TUBE | list  [-f FILE] [--max-reserves N] [--dead-letter TUBE] " +
-		"[--max-ready N] [--reserve-rate R] [--admin URL]",
+		"[--max-ready N] [--overflow MODE] [--reserve-rate R] [--admin URL]",
 	help: "show, set (replacing the whole policy) or remove a tube's policy, or list them all; " +
 		"get and list print a --policies file",
 	minArgs: 1, maxArgs: 2, flags: policyFlags, check: checkPolicy, admin: adminPolicy,
@@ -50,6 +50,7 @@ type policyArgs struct {
 	maxReserves optNumber
 	deadLetter  optString
 	maxReady    optNumber
+	overflow    optString
 	reserveRate optNumber
 }
 
@@ -83,7 +84,8 @@ func policyFlags(fs *flag.FlagSet, inv *invocation) {
 	fs.StringVar(&p.file, "f", "", "read the policy from FILE (YAML or JSON; - for stdin)")
 	fs.Var(&p.maxReserves, "max-reserves", "dead-letter (or bury) a job released or timed out after N reserves")
 	fs.Var(&p.deadLetter, "dead-letter", "the tube such jobs move to (without it they are buried)")
-	fs.Var(&p.maxReady, "max-ready", "refuse puts (QUEUE_FULL) while N jobs are ready or delayed")
+	fs.Var(&p.maxReady, "max-ready", "cap the tube at N ready or delayed jobs: a put over it overflows")
+	fs.Var(&p.overflow, "overflow", "what a put over max-ready gets: reject (OUT_OF_MEMORY, the default), bury (BURIED <id>) or dead_letter (into --dead-letter)")
 	fs.Var(&p.reserveRate, "reserve-rate", "hand out at most R reserves per second")
 }
 
@@ -103,10 +105,10 @@ func checkPolicy(inv *invocation) error {
 		return usageErrorf("usage: stalkctl policy %s TUBE", verb)
 	}
 	p := inv.policy
-	given := p.file != "" || p.maxReserves.set || p.deadLetter.set || p.maxReady.set || p.reserveRate.set
+	given := p.file != "" || p.maxReserves.set || p.deadLetter.set || p.maxReady.set || p.overflow.set || p.reserveRate.set
 	switch {
 	case verb == "set" && !given:
-		return usageErrorf("policy set: give -f FILE or at least one of --max-reserves, --dead-letter, --max-ready, --reserve-rate")
+		return usageErrorf("policy set: give -f FILE or at least one of --max-reserves, --dead-letter, --max-ready, --overflow, --reserve-rate")
 	case verb != "set" && given:
 		return usageErrorf("policy %s takes no policy flags (they are for set)", verb)
 	}
@@ -185,6 +187,9 @@ func policyBody(a *app, p *policyArgs, tube string) (json.RawMessage, error) {
 	}
 	if p.maxReady.set {
 		fields["max_ready"] = p.maxReady.v
+	}
+	if p.overflow.set {
+		fields["overflow"] = p.overflow.v
 	}
 	if p.reserveRate.set {
 		fields["reserve_rate"] = p.reserveRate.v

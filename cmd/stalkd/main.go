@@ -55,7 +55,10 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 	}
 	if err != nil {
 		plain(err.Error())
-		usage(stderr, prog)
+		var ce configError
+		if !errors.As(err, &ce) { // a bad file is not a bad command line
+			usage(stderr, prog)
+		}
 		return exitUsage
 	}
 	switch act {

@@ -87,8 +87,8 @@ func (s *Server) apiRoutes() []route {
 		{[]string{"jobs", "*"}, map[string]apiHandler{get: s.getJob, http.MethodDelete: s.deleteJob}},
 		{[]string{"jobs", "*", "kick"}, map[string]apiHandler{post: s.kickJob}},
 		{[]string{"policies"}, map[string]apiHandler{get: s.getPolicies}},
-		{[]string{"tubes", "*", "policy"}, map[string]apiHandler{get: s.getPolicy,
-			http.MethodPut: s.putPolicy, http.MethodDelete: s.deletePolicy}},
+		s.policyRoute([]string{"tubes", "*", "policy"}, map[string]apiHandler{get: s.getPolicy,
+			http.MethodPut: s.putPolicy, http.MethodDelete: s.deletePolicy}),
 	}
 	if s.opts.Cluster != nil {
 		rs = append(rs,
