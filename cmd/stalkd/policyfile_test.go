@@ -110,7 +110,9 @@ func TestProcessPolicyFileSIGHUP(t *testing.T) {
 		b, _ := io.ReadAll(res.Body)
 		res.Body.Close()
 		assert.Equal(t, http.StatusConflict, res.StatusCode, m)
-		var e struct{ Error struct{ Code, File, Message string } }
+		var e struct {
+			Error struct{ Code, File, Message string }
+		}
 		require.NoError(t, json.Unmarshal(b, &e))
 		assert.Equal(t, "managed_by_file", e.Error.Code)
 		assert.Equal(t, file, e.Error.File)
