@@ -1,6 +1,7 @@
 package jobs
 
 import (
+	"cmp"
 	"slices"
 	"sync/atomic"
 )
@@ -69,14 +70,6 @@ func (q *Queue) PolicyStats() []PolicyStat {
 		out = append(out, PolicyStat{Tube: name, Policy: e.c.p.Clone(), PolicyCounts: e.c.ctr.counts()})
 	}
 	ps.mu.Unlock()
-	slices.SortFunc(out, func(a, b PolicyStat) int {
-		switch {
-		case a.Tube < b.Tube:
-			return -1
-		case a.Tube > b.Tube:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(out, func(a, b PolicyStat) int { return cmp.Compare(a.Tube, b.Tube) })
 	return out
 }

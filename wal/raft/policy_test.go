@@ -36,12 +36,18 @@ func TestEntryGoldenPolicy(t *testing.T) {
 		"06656d61696c73" + "03780d0a" + "01" + "80e08ae785c3ce972f" +
 		"06" + "04676f6e65" + "00"
 	assert.Equal(t, want, got)
+	assert.Equal(t, policyRecords(), entryRoundTrip(t, policyRecords()))
+}
+
+// entryRoundTrip encodes recs as one entry and decodes it back.
+func entryRoundTrip(t *testing.T, recs []jobs.Record) []jobs.Record {
+	t.Helper()
 	var back []jobs.Record
-	require.NoError(t, decodeEntry(encodeEntry(policyRecords(), 0), nil, func(r *jobs.Record) error {
+	require.NoError(t, decodeEntry(encodeEntry(recs, 0), nil, func(r *jobs.Record) error {
 		back = append(back, *r)
 		return nil
 	}))
-	assert.Equal(t, policyRecords(), back)
+	return back
 }
 
 // TestStatePoliciesAndSnapshot: the state keeps each tube's latest policy
@@ -112,12 +118,7 @@ func TestEntryGoldenPolicySet(t *testing.T) {
 		"06656d61696c73" + "03" + "00" + "00" + "0000000000000000" + "01" +
 		"0940657665727920316d" + "0178" + "02" + "05" + "8080d0e2c6bfce972f" + "00"
 	assert.Equal(t, want, got)
-	var back []jobs.Record
-	require.NoError(t, decodeEntry(encodeEntry(policySetRecords(), 0), nil, func(r *jobs.Record) error {
-		back = append(back, *r)
-		return nil
-	}))
-	assert.Equal(t, policySetRecords(), back)
+	assert.Equal(t, policySetRecords(), entryRoundTrip(t, policySetRecords()))
 }
 
 // TestStatePolicySet: a policy set replaces every policy of the state (one
