@@ -53,7 +53,7 @@ func (q *Queue) retire(t *tube, j *job, owner *Session, timedOut bool, now int64
 		j.state = Buried
 		t.buried.pushBack(j)
 		q.stats.add(st, cBuried, 1)
-		t.deadLettered++
+		t.pol.ctr.deadLettered.Add(1)
 		return seq, false, nil
 	}
 	id, reserver := j.id, j.ext.reserver
@@ -92,7 +92,7 @@ func (q *Queue) retire(t *tube, j *job, owner *Session, timedOut bool, now int64
 	j.state = 0
 	q.jobs.swap(j, nj)
 	recycle(j)
-	t.deadLettered++
+	t.pol.ctr.deadLettered.Add(1)
 	d.totalJobs++
 	var w wakeups
 	q.makeReady(d, nj, now, st, &w)

@@ -160,44 +160,18 @@ func TestDeadLetterCostsOrdinaryJobsNothing(t *testing.T) {
 	assert.Equal(t, uintptr(32), reflect.TypeFor[DeadLetter]().Size(), "what a dead-lettered job adds")
 }
 
-// putOverflow is what a put does when its tube is full and the policy's
-// overflow mode is dead_letter (issue 28 item 1, written beside the put
-// path): the job is built in the dead-letter tube, stamped with markDead
-// from the tube the producer used, logged whole and made ready there. This
-// test double drives the stamp as documented on markDead.
-func putOverflow(t *testing.T, q *Queue, from, dead string, id uint64, body []byte) uint64 {
-	t.Helper()
-	src := q.tubes.acquire([]byte(from))
-	defer q.releaseTube(src)
-	d := q.tubes.acquire([]byte(dead)) // the job's reference
-	now := q.clock.Now()
-	j := newJob()
-	*j = job{id: id, tube: d, created: now, heapIdx: -1, pri: 3, ttr: second}
-	j.setBody(body)
-	j.state = Ready
-	j.markDead(src, DeadOverflow, now)
-	var w wakeups
-	d.mu.Lock()
-	seq, err := q.logJob(j, RecPut)
-	require.NoError(t, err)
-	q.jobs.put(j)
-	q.stats.add(0, cHeldBytes, j.held())
-	d.totalJobs++
-	q.stats.add(0, cTotalJobs, 1)
-	q.makeReady(d, j, now, 0, &w)
-	d.mu.Unlock()
-	q.finish(&w)
-	return seq
-}
-
 // TestOverflowStamp: a job an overflowing put sends to the dead-letter
 // tube carries reason overflow in its put record and in the queue, and a
 // redrive takes it back to the tube its producer used.
 func TestOverflowStamp(t *testing.T) {
 	f, jr := newJournalFixture(t)
+	require.NoError(t, f.q.SetPolicy("webhooks", Policy{MaxReady: 1, Overflow: OverflowDeadLetter, DeadLetter: "webhooks-dead"}))
+	s, _ := f.session()
+	f.use(s, "webhooks")
+	f.put(s, 1, 0) // fills the tube
 	f.clock.Advance(7 * time.Second)
-	id := f.q.NextID()
-	putOverflow(t, f.q, "webhooks", "webhooks-dead", id, bodyOf(id))
+	jr.take()
+	id := f.put(s, 3, 0) // overflows into the dead-letter tube
 	recs := jr.take()
 	require.Len(t, recs, 1)
 	require.NotNil(t, recs[0].Dead)

@@ -72,8 +72,9 @@
 // A Policy (a value of package jobs/policy, aliased here; POLICIES.md has
 // the fine print) is kept by tube name (policies.go) and applied to the tube whenever it exists: max_reserves buries or
 // dead-letters a spent job (deadletter.go; a dead-lettered job remembers
-// its origin, the reason and the time, and Redrive sends it back), max_ready refuses puts with
-// ErrQueueFull, reserve_rate holds a tube back like a pause (holdback.go)
+// its origin, the reason and the time, and Redrive sends it back),
+// max_ready's overflow refuses, buries or dead-letters a put (overflow.go),
+// reserve_rate holds a tube back like a pause (holdback.go)
 // and schedules put recurring jobs from timers in the wheel (schedule.go,
 // internal/cron; schedule_runs.go shows each one's last and next run). A
 // change of one field is UpdatePolicySeq with MergePolicyPatch, applied
@@ -96,8 +97,11 @@
 // deadreason.go (what a dead-lettered job remembers, and why it moved),
 // move.go (MoveJob, and the move every relocation shares), redrive.go
 // (Redrive: a dead-letter tube back to its jobs' origins), policies.go (the
-// policy map and its changes), schedule.go (a compiled policy's schedules),
-// schedule_runs.go (their last and next runs), journal.go (the journal seam), restore.go (replay,
+// policy map and its changes), policyset.go (replacing the whole set at
+// once), policycounters.go (counters that belong to a policy, not a tube),
+// overflow.go (max_ready), schedule.go (a compiled policy's schedules),
+// schedule_runs.go (their last and next runs), journal.go (the journal
+// seam), restore.go (replay,
 // compaction, replicated mode), stats.go, inspect.go (peek and monitoring
 // views), list.go (ListJobs).
 package jobs

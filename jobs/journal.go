@@ -26,6 +26,20 @@ const (
 // Queue.RewritePolicies.
 const RecPolicy RecordKind = 0x50
 
+// RecPolicySet replaces every tube policy at once: afterwards the tubes in
+// Policy.Tubes have exactly those policies (with their schedules' progress)
+// and every other tube has none. It is one record, so a journal holds all
+// of the change or none of it (Queue.ReplacePoliciesSeq: a policy file
+// applied at start or reloaded on SIGHUP). No other field is meaningful.
+const RecPolicySet RecordKind = 0x51
+
+// TubePolicyRecord is one tube's policy in a RecPolicySet's
+// PolicyRecord.Tubes.
+type TubePolicyRecord struct {
+	Tube string
+	PolicyRecord
+}
+
 // Record is one durable change. Records of one job reach the journal in the
 // order the changes were made (they are appended under the job's tube lock).
 type Record struct {
@@ -56,8 +70,9 @@ type Record struct {
 	IDs []uint64
 	// SchedAt is the time a scheduled put stands for (see Sched).
 	SchedAt int64
-	// Policy is what a RecPolicy sets (nil: the tube's policy is removed).
-	// Shared and read-only, like Body.
+	// Policy is what a RecPolicy sets (nil: the tube's policy is removed),
+	// or in a RecPolicySet the whole set (its Tubes). Shared and read-only,
+	// like Body.
 	Policy *PolicyRecord
 	// Dead, in a RecPut, is what a dead-lettered job remembers of its move
 	// (nil for every other job; an update never carries it: the job keeps
@@ -73,6 +88,11 @@ type Record struct {
 type PolicyRecord struct {
 	Policy
 	Fired []int64
+	// Tubes, in a RecPolicySet only, is every tube's policy in tube name
+	// order (Policy and Fired are then unused). It shares the Record's
+	// Policy pointer so that a Record, kept per job by a cluster's state,
+	// stays 160 bytes.
+	Tubes []TubePolicyRecord
 }
 
 // IDSource is implemented by a journal that hands out job ids itself, so

@@ -45,11 +45,13 @@ func (q *Queue) SetPolicy(tube string, p Policy) error {
 
 // SetPolicySeq is SetPolicy returning the journal sequence number to wait
 // for (Queue.Committed) before acknowledging it. The policy is validated
-// (a *PolicyError names the field), journaled, then applied: an error
-// leaves everything as it was. A schedule whose cron, tz and body the
-// previous policy already had keeps its progress; a new one counts from
-// now. Setting the policy a tube already has changes nothing (and returns
-// 0). Safe for concurrent use; it must not be called from a wake function.
+// with the other tubes' policies (CheckPolicies: a *PolicyError names the
+// tube and the field; a dead-letter cycle of any length is refused, the
+// cycle spelled in the reason), journaled, then applied: an error leaves
+// everything as it was. A schedule whose cron, tz and body the previous
+// policy already had keeps its progress; a new one counts from now. Setting
+// the policy a tube already has changes nothing (and returns 0). Safe for
+// concurrent use; it must not be called from a wake function.
 func (q *Queue) SetPolicySeq(tube string, p Policy) (uint64, error) {
 	_, seq, err := q.UpdatePolicySeq(tube, func(Policy, bool) (Policy, error) { return p, nil })
 	return seq, err
@@ -99,18 +101,10 @@ func (q *Queue) UpdatePolicySeq(tube string, fn func(cur Policy, ok bool) (Polic
 	if old != nil && reflect.DeepEqual(old.c.p, c.p) {
 		return c.p.Clone(), 0, nil
 	}
-	now := q.clock.Now()
-	e := &policyEntry{tube: tube, c: c, fired: make([]int64, len(c.p.Schedule)), ran: make([]bool, len(c.p.Schedule))}
-	for i, s := range c.p.Schedule {
-		e.fired[i] = now
-		if old != nil {
-			for k, o := range old.c.p.Schedule {
-				if o.Cron == s.Cron && o.TZ == s.TZ && o.Body == s.Body {
-					e.fired[i], e.ran[i] = old.fired[k], old.ran[k]
-				}
-			}
-		}
+	if err := q.checkWith(tube, c.p); err != nil {
+		return Policy{}, 0, err
 	}
+	e := q.newEntry(tube, c, old)
 	// The record gets its own copy of the progress: schedules update e.fired
 	// while the journal may still hold the record.
 	pr := &PolicyRecord{Policy: e.c.p, Fired: append([]int64(nil), e.fired...)}
@@ -122,9 +116,45 @@ func (q *Queue) UpdatePolicySeq(tube string, fn func(cur Policy, ok bool) (Polic
 	return c.p.Clone(), seq, nil
 }
 
+// checkWith checks the current policies with tube's replaced by p, whole
+// (CheckPolicies: a dead letter naming its own tube, cycles of any
+// length), and reports the first fault as a *PolicyError. setMu held.
+func (q *Queue) checkWith(tube string, p Policy) error {
+	ps := &q.pols
+	set := make(map[string]Policy, len(ps.byName)+1)
+	for name, e := range ps.byName {
+		set[name] = e.c.p
+	}
+	set[tube] = p
+	return CheckPolicies(set)
+}
+
+// newEntry builds tube's entry for compiled policy c, replacing old (nil:
+// none): c shares old's counters, and a schedule whose cron, tz and body
+// old had keeps its progress (a new one counts from now). setMu held.
+func (q *Queue) newEntry(tube string, c *compiled, old *policyEntry) *policyEntry {
+	now := q.clock.Now()
+	e := &policyEntry{tube: tube, c: c, fired: make([]int64, len(c.p.Schedule)), ran: make([]bool, len(c.p.Schedule))}
+	if old != nil {
+		c.ctr = old.c.ctr
+	}
+	for i, s := range c.p.Schedule {
+		e.fired[i] = now
+		if old != nil {
+			for k, o := range old.c.p.Schedule {
+				if o.Cron == s.Cron && o.TZ == s.TZ && o.Body == s.Body {
+					e.fired[i], e.ran[i] = old.fired[k], old.ran[k]
+				}
+			}
+		}
+	}
+	return e
+}
+
 // CheckPolicy reports whether a queue's SetPolicy would take p for the
-// tube called tube, by the rules of the policy alone (no queue's state):
-// a *PolicyError naming the field, or nil. Safe for concurrent use.
+// tube called tube, by the rules of the policy alone (no queue's state;
+// CheckPolicies checks a whole set, cycles included): a *PolicyError
+// naming the field, or nil. Safe for concurrent use.
 func CheckPolicy(tube string, p Policy) error {
 	if !validName([]byte(tube)) {
 		return &PolicyError{Field: "tube", Reason: "not a valid tube name"}
@@ -224,6 +254,10 @@ func (q *Queue) RestorePolicy(tube string, p Policy, fired []int64) error {
 	defer q.servePolicyTube(tube) // runs after the unlock below
 	defer ps.setMu.Unlock()
 	now := q.clock.Now()
+	old := ps.byName[tube]
+	if old != nil {
+		c.ctr = old.c.ctr
+	}
 	e := &policyEntry{tube: tube, c: c, fired: make([]int64, len(c.p.Schedule)), ran: make([]bool, len(c.p.Schedule))}
 	for i := range e.fired {
 		e.fired[i] = now
@@ -232,7 +266,7 @@ func (q *Queue) RestorePolicy(tube string, p Policy, fired []int64) error {
 			e.ran[i] = c.isTime(i, fired[i])
 		}
 	}
-	q.installPolicy(tube, ps.byName[tube], e)
+	q.installPolicy(tube, old, e)
 	return nil
 }
 

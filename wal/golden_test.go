@@ -73,6 +73,16 @@ var goldenRecords = []struct {
 		Delay: time.Minute, TTR: 600 * time.Second, Created: 1_700_000_000_000_000_003, Deadline: 1_700_000_060_000_000_003,
 		Body: []byte("nightly-report"), Sched: 2, SchedAt: 1_700_000_000_000_000_000,
 		Dead: &jobs.DeadLetter{Origin: "reports", Reason: jobs.DeadOverflow, At: 1_700_000_000_000_000_003}}},
+	{"policy-overflow", jobs.Record{Kind: jobs.RecPolicy, Tube: "emails", Policy: &jobs.PolicyRecord{Policy: jobs.Policy{
+		MaxReady: 100, Overflow: jobs.OverflowDeadLetter, DeadLetter: "emails-spill"}}}},
+	{"policy-set", jobs.Record{Kind: jobs.RecPolicySet, Policy: &jobs.PolicyRecord{Tubes: []jobs.TubePolicyRecord{
+		{Tube: "a", PolicyRecord: jobs.PolicyRecord{Policy: jobs.Policy{MaxReady: 1, Overflow: jobs.OverflowBury}}},
+		{Tube: "emails", PolicyRecord: jobs.PolicyRecord{Policy: jobs.Policy{MaxReserves: 5, DeadLetter: "emails-dead",
+			ReserveRate: 0.5, Schedule: []jobs.Schedule{{Cron: "@every 1m", Body: "x", Priority: 1024, TTR: 60}}},
+			Fired: []int64{1_700_000_000_000_000_000}}},
+		{Tube: "z", PolicyRecord: jobs.PolicyRecord{Policy: jobs.Policy{MaxReady: 2, Overflow: jobs.OverflowReject}}},
+	}}}},
+	{"policy-set-empty", jobs.Record{Kind: jobs.RecPolicySet, Policy: &jobs.PolicyRecord{Tubes: []jobs.TubePolicyRecord{}}}},
 }
 
 // goldenMeta is the fixture testdata/records/meta.hex.
@@ -116,7 +126,8 @@ func TestGoldenRecords(t *testing.T) {
 // values: the mapping must be total over what jobs writes and refuse
 // everything else.
 func TestGoldenFormatNumbers(t *testing.T) {
-	kinds := map[jobs.RecordKind]byte{jobs.RecPut: 1, jobs.RecUpdate: 2, jobs.RecDelete: 3, jobs.RecClear: 4, jobs.RecPolicy: 5}
+	kinds := map[jobs.RecordKind]byte{jobs.RecPut: 1, jobs.RecUpdate: 2, jobs.RecDelete: 3, jobs.RecClear: 4, jobs.RecPolicy: 5,
+		jobs.RecPolicySet: 11}
 	for k, want := range kinds {
 		b, ok := kindByte(k)
 		require.True(t, ok)
@@ -135,7 +146,7 @@ func TestGoldenFormatNumbers(t *testing.T) {
 		assert.Equal(t, s, back)
 	}
 	for b := range 256 {
-		if _, ok := kindOf(byte(b)); ok != (b >= 1 && b <= 7) {
+		if _, ok := kindOf(byte(b)); ok != (b >= 1 && b <= 7 || b == 10 || b == 11) {
 			t.Errorf("kind byte %#x: known %v", b, ok)
 		}
 		if _, ok := stateOf(byte(b)); ok != (b >= 1 && b <= 4) {
@@ -153,6 +164,9 @@ func TestGoldenFormatNumbers(t *testing.T) {
 		require.True(t, ok)
 		assert.Equal(t, want, b, "reason %s", r)
 	}
+	ext, ok := kindOf(10) // a policy with fields the first layout lacks
+	assert.True(t, ok)
+	assert.Equal(t, jobs.RecPolicy, ext)
 	_, ok = kindByte(99)
 	assert.False(t, ok)
 	_, ok = stateByte(99)

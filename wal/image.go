@@ -81,6 +81,10 @@ func (m *image) apply(e *decoded, index uint64, size int) {
 		m.applyPolicy(r, index)
 		return
 	}
+	if r.Kind == jobs.RecPolicySet {
+		m.applyPolicySet(r, index)
+		return
+	}
 	if r.Kind == jobs.RecPut && r.Sched != 0 {
 		m.applySched(string(e.tube), r)
 	}

@@ -40,7 +40,7 @@ import (
 var policyCommand = &command{
 	name: "policy",
 	synopsis: "get|set|rm TUBE | list | apply -f FILE [--prune] [--dry-run]  " +
-		"[-f FILE] [--max-reserves N] [--dead-letter TUBE] [--max-ready N] [--reserve-rate R] [--unset FIELD] [--replace]",
+		"[-f FILE] [--max-reserves N] [--dead-letter TUBE] [--max-ready N] [--overflow MODE] [--reserve-rate R] [--unset FIELD] [--replace]",
 	help: "show, change (merging; --replace sets it whole) or remove a tube's policy, list them all " +
 		"(a --policies file), or set every policy of such a file",
 	minArgs: 1, maxArgs: 2, flags: policyFlags, check: checkPolicy, admin: adminPolicy,
@@ -54,6 +54,7 @@ type policyArgs struct {
 	maxReserves optNumber
 	deadLetter  optString
 	maxReady    optNumber
+	overflow    optString
 	reserveRate optNumber
 	unset       fieldList // set: fields to remove (null in the merge patch)
 	replace     bool      // set: PUT the whole policy instead of merging
@@ -104,7 +105,8 @@ func policyFlags(fs *flag.FlagSet, inv *invocation) {
 	fs.StringVar(&p.file, "f", "", "read the policy (apply: every policy) from FILE (YAML or JSON; - for stdin)")
 	fs.Var(&p.maxReserves, "max-reserves", "dead-letter (or bury) a job released or timed out after N reserves")
 	fs.Var(&p.deadLetter, "dead-letter", "the tube such jobs move to (without it they are buried)")
-	fs.Var(&p.maxReady, "max-ready", "refuse puts while N jobs are ready or delayed")
+	fs.Var(&p.maxReady, "max-ready", "cap the tube at N ready or delayed jobs: a put over it overflows")
+	fs.Var(&p.overflow, "overflow", "what a put over max-ready gets: reject (OUT_OF_MEMORY, the default), bury (BURIED <id>) or dead_letter (into --dead-letter)")
 	fs.Var(&p.reserveRate, "reserve-rate", "hand out at most R reserves per second")
 	fs.Var(&p.unset, "unset", "remove FIELD from the policy (max_reserves, dead_letter, max_ready, reserve_rate, schedule, ...)")
 	fs.BoolVar(&p.replace, "replace", false, "set the whole policy to the file and flags (fields left out are removed)")
@@ -128,10 +130,10 @@ func checkPolicy(inv *invocation) error {
 		return usageErrorf("usage: stalkctl policy %s TUBE", verb)
 	}
 	p := inv.policy
-	fields := p.maxReserves.set || p.deadLetter.set || p.maxReady.set || p.reserveRate.set || len(p.unset) > 0
+	fields := p.maxReserves.set || p.deadLetter.set || p.maxReady.set || p.overflow.set || p.reserveRate.set || len(p.unset) > 0
 	switch {
 	case verb == "set" && p.file == "" && !fields:
-		return usageErrorf("policy set: give -f FILE or at least one of --max-reserves, --dead-letter, --max-ready, --reserve-rate, --unset")
+		return usageErrorf("policy set: give -f FILE or at least one of --max-reserves, --dead-letter, --max-ready, --overflow, --reserve-rate, --unset")
 	case verb == "set" && p.replace && len(p.unset) > 0:
 		return usageErrorf("policy set: --unset merges; with --replace leave the field out instead")
 	case verb == "apply" && p.file == "":
@@ -246,6 +248,9 @@ func policyBody(a *app, p *policyArgs, tube string) (json.RawMessage, error) {
 	}
 	if p.maxReady.set {
 		fields["max_ready"] = p.maxReady.v
+	}
+	if p.overflow.set {
+		fields["overflow"] = p.overflow.v
 	}
 	if p.reserveRate.set {
 		fields["reserve_rate"] = p.reserveRate.v

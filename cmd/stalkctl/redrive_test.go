@@ -159,7 +159,9 @@ func TestRedriveAgainstStalkd(t *testing.T) {
 	if r = ctlEnv(env, "redrive", "dead", "--to", "dead"); r.code != exitFailure || !strings.Contains(r.stderr, "to is the tube itself") {
 		t.Errorf("redrive into itself: exit %d %q", r.code, r.stderr)
 	}
-	if r = ctlEnv(noAdmin, "redrive", "dead"); r.code != exitUsage || !strings.Contains(r.stderr, "--admin") {
+	// Without --admin or $STALKD_ADMIN, the default 127.0.0.1:11380 is
+	// asked, and its absence is said with the way to point elsewhere.
+	if r = ctlEnv(noAdmin, "redrive", "dead"); r.code != exitConnect || !strings.Contains(r.stderr, "--admin") {
 		t.Errorf("redrive without --admin: exit %d %q", r.code, r.stderr)
 	}
 	if r = ctlEnv(env, "redrive", "dead", "--chunk", "0"); r.code != exitUsage {

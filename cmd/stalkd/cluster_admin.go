@@ -78,7 +78,7 @@ func startClusterAdmin(f adminFlags, ls *leaderServer) (*adminServer, error) {
 	a := &adminServer{}
 	s, err := admin.Start(admin.Options{
 		Addr: f.addr, Cluster: clusterAdmin{ls}, Version: engine.Version, ProtocolVersion: engine.ProtocolVersion, MetricsMaxTubes: f.maxTubes,
-		Logger: f.root, Tokens: f.tokens,
+		Logger: f.root, Tokens: f.tokens, PolicyFile: ls.o.policies.name(),
 		Serving: func() error {
 			if a.stopping.Load() {
 				return errors.New("shutting down")

@@ -31,7 +31,10 @@
 // allowMutation accepts the request: today that needs a loopback or Unix
 // socket listener, a Host header naming a loopback address (against DNS
 // rebinding) and, when a browser sends an Origin, one matching the Host
-// (against cross-site requests).
+// (against cross-site requests). A call that changes tube policies also
+// passes policyGuard (guard.go: every route declared with policyRoute):
+// while a policy file owns them (Options.PolicyFile) it is refused with
+// 409 managed_by_file.
 //
 // # Imports and concurrency
 //

@@ -93,6 +93,11 @@ type Options struct {
 	// Logger receives the listener's logs (component=admin is added). The
 	// zero Logger discards them.
 	Logger zerolog.Logger
+	// PolicyFile, when set, is the file that owns the tube policies (the
+	// daemon's --policies): every call that would change a policy is
+	// refused with 409 managed_by_file naming it (policyGuard). Empty: the
+	// API owns the policies.
+	PolicyFile string
 }
 
 func (o Options) withDefaults() (Options, error) {

@@ -49,18 +49,33 @@ func writePolicyError(w http.ResponseWriter, err error) {
 }
 
 // policiesJSON is GET /v1/policies: the shape of the daemon's --policies
-// file under one key.
+// file under one key, and beside it each policy's counters and whether its
+// tube exists (a policy outlives its tube and may come before it).
 type policiesJSON struct {
-	Policies map[string]jobs.Policy `json:"policies"`
+	Policies map[string]jobs.Policy   `json:"policies"`
+	Counters map[string]policyCounter `json:"counters,omitempty"`
+}
+
+// policyCounter is one policy's entry in /v1/policies' counters.
+type policyCounter struct {
+	policyCounts
+	TubeExists bool `json:"tube_exists"`
 }
 
 // GET /v1/policies.
 func (s *Server) getPolicies(w http.ResponseWriter, _ *http.Request, _ []string) {
-	ps := s.q.Policies()
-	if ps == nil {
-		ps = map[string]jobs.Policy{}
+	stats := s.q.PolicyStats()
+	out := policiesJSON{Policies: make(map[string]jobs.Policy, len(stats)),
+		Counters: make(map[string]policyCounter, len(stats))}
+	live := make(map[string]bool)
+	for _, name := range s.q.ListTubes(nil) {
+		live[name] = true
 	}
-	writeJSON(w, http.StatusOK, policiesJSON{Policies: ps})
+	for _, p := range stats {
+		out.Policies[p.Tube] = p.Policy
+		out.Counters[p.Tube] = policyCounter{policyCounts: countsOf(p.PolicyCounts), TubeExists: live[p.Tube]}
+	}
+	writeJSON(w, http.StatusOK, out)
 }
 
 // policyTube checks a tube name argument, writing 400 if it is not one.
@@ -184,16 +199,27 @@ func (s *Server) policyError(w http.ResponseWriter, err error) {
 // policyFigures are a tube's policy and policy counters in /v1/tubes and
 // /v1/tubes/{tube} (embedded in tubeJSON).
 type policyFigures struct {
-	DeadLettered     uint64      `json:"dead_lettered"`
-	RefusedFull      uint64      `json:"refused_full"`
-	RateLimitedWaits uint64      `json:"rate_limited_waits"`
-	ScheduledPuts    uint64      `json:"scheduled_puts"`
-	Policy           *policyView `json:"policy,omitempty"` // with its schedules' runs
+	policyCounts
+	Policy *policyView `json:"policy,omitempty"` // with its schedules' runs
+}
+
+// policyCounts are a policy's counters in the API (jobs.PolicyCounts): in
+// a tube's figures, and per policy in /v1/policies.
+type policyCounts struct {
+	DeadLettered     uint64 `json:"dead_lettered"`
+	RefusedFull      uint64 `json:"refused_full"`
+	Overflowed       uint64 `json:"overflowed"`
+	RateLimitedWaits uint64 `json:"rate_limited_waits"`
+	ScheduledPuts    uint64 `json:"scheduled_puts"`
+}
+
+func countsOf(c jobs.PolicyCounts) policyCounts {
+	return policyCounts{DeadLettered: c.DeadLettered, RefusedFull: c.RefusedFull, Overflowed: c.Overflowed,
+		RateLimitedWaits: c.RateLimitedWaits, ScheduledPuts: c.ScheduledPuts}
 }
 
 func policyFiguresOf(t *jobs.TubeInfo) policyFigures {
-	return policyFigures{DeadLettered: t.DeadLettered, RefusedFull: t.RefusedFull,
-		RateLimitedWaits: t.RateLimitedWaits, ScheduledPuts: t.ScheduledPuts}
+	return policyFigures{policyCounts: countsOf(t.PolicyCounts)}
 }
 
 // addPolicies sets the policy of each listed tube that has one, with its

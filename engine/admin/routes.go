@@ -89,8 +89,8 @@ func (s *Server) apiRoutes() []route {
 		{[]string{"jobs", "*", "kick"}, map[string]apiHandler{post: s.kickJob}},
 		{[]string{"jobs", "*", "move"}, map[string]apiHandler{post: s.moveJob}},
 		{[]string{"policies"}, map[string]apiHandler{get: s.getPolicies}},
-		{[]string{"tubes", "*", "policy"}, map[string]apiHandler{get: s.getPolicy,
-			http.MethodPut: s.putPolicy, http.MethodPatch: s.putPolicy, http.MethodDelete: s.deletePolicy}},
+		s.policyRoute([]string{"tubes", "*", "policy"}, map[string]apiHandler{get: s.getPolicy,
+			http.MethodPut: s.putPolicy, http.MethodPatch: s.putPolicy, http.MethodDelete: s.deletePolicy}),
 	}
 	if s.opts.Cluster != nil {
 		rs = append(rs,

@@ -24,6 +24,7 @@ import (
 type policyFault struct {
 	Field  string `json:"field"`
 	Reason string `json:"reason"`
+	Tube   string `json:"tube,omitempty"`
 }
 
 // electedPoll is how often a change that arrives while this node, just
@@ -60,6 +61,15 @@ func (n *Node) ForwardPatchPolicy(tube string, patch []byte) (jobs.Policy, error
 func (n *Node) ForwardRemovePolicy(tube string) (removed bool, err error) {
 	resp, err := n.forwardPolicy(forwardReq{Op: "remove-policy", Tube: tube})
 	return resp.Removed, err
+}
+
+// ForwardReplacePolicies is jobs.Queue.ReplacePoliciesSeq asked of any
+// node (see ForwardSetPolicy): the leader makes set its policies exactly,
+// in one committed entry, and reports what changed. A refused set is a
+// *jobs.PolicyError naming the tube and the field.
+func (n *Node) ForwardReplacePolicies(set map[string]jobs.Policy) ([]jobs.PolicyChange, error) {
+	resp, err := n.forwardPolicy(forwardReq{Op: "replace-policies", Policies: set})
+	return resp.Changes, err
 }
 
 func (n *Node) forwardPolicy(req forwardReq) (forwardResp, error) {
@@ -112,11 +122,16 @@ func (n *Node) localPolicy(req forwardReq) (forwardResp, error) {
 		}
 	case "remove-policy":
 		resp.Removed, seq, err = q.RemovePolicySeq(req.Tube)
+	case "replace-policies":
+		resp.Changes, seq, err = q.ReplacePoliciesSeq(req.Policies)
 	default:
 		return resp, fmt.Errorf("raft: unknown policy change %q", req.Op)
 	}
 	if err != nil {
 		return resp, n.termError(q, err)
+	}
+	if seq == 0 {
+		return resp, nil // nothing changed
 	}
 	return resp, n.waitCommitted(t, seq)
 }

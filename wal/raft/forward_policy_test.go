@@ -90,6 +90,27 @@ func TestForwardPolicy(t *testing.T) {
 	// Set through the follower again; the next leader has it.
 	slow := jobs.Policy{ReserveRate: 5}
 	require.NoError(t, untilLeaderTakes(t, func() error { return f.ForwardSetPolicy("slow", slow) }))
+
+	// A whole set through the follower: one entry; a cycle is refused
+	// naming the tube, and changes nothing.
+	capped := jobs.Policy{MaxReady: 1, Overflow: jobs.OverflowBury}
+	var changes []jobs.PolicyChange
+	require.NoError(t, untilLeaderTakes(t, func() (err error) {
+		changes, err = f.ForwardReplacePolicies(map[string]jobs.Policy{"slow": slow, "capped": capped})
+		return err
+	}))
+	require.Len(t, changes, 1)
+	assert.Equal(t, "capped", changes[0].Tube)
+	assert.Nil(t, changes[0].Before)
+	assert.Equal(t, capped, *changes[0].After)
+	err = untilLeaderTakes(t, func() error {
+		_, err := f.ForwardReplacePolicies(map[string]jobs.Policy{
+			"x": {MaxReserves: 1, DeadLetter: "y"}, "y": {MaxReserves: 1, DeadLetter: "x"}})
+		return err
+	})
+	require.True(t, errors.As(err, &pe), "a *jobs.PolicyError, got %v", err)
+	assert.Equal(t, "x", pe.Tube)
+	assert.Contains(t, pe.Reason, "x → y → x")
 	li, _ = leading()
 	require.NoError(t, nodes[li].Close())
 	var nq *jobs.Queue
@@ -101,9 +122,8 @@ func TestForwardPolicy(t *testing.T) {
 		}
 		return nq != nil
 	})
-	got, ok = nq.Policy("slow")
-	require.True(t, ok, "the new leader has the policy set through a follower")
-	assert.Equal(t, slow, got)
+	assert.Equal(t, map[string]jobs.Policy{"slow": slow, "capped": capped}, nq.Policies(),
+		"the new leader has the policies set through a follower")
 }
 
 // leadingNode returns the node serving a queue, and the queue, waiting

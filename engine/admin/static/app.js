@@ -245,6 +245,7 @@ function policyRows(p) {
   if (p.max_reserves) rows.push(["max reserves", p.max_reserves]);
   if (p.dead_letter) rows.push(["dead letter", p.dead_letter]);
   if (p.max_ready) rows.push(["max ready", p.max_ready]);
+  if (p.overflow) rows.push(["overflow", p.overflow]);
   if (p.reserve_rate) rows.push(["reserve rate", p.reserve_rate + "/s"]);
   (p.schedule || []).forEach((sc, i) => {
     const n = i === 0 ? "" : " " + (i + 1);
@@ -268,7 +269,7 @@ async function loadPolicy() {
     return;
   }
   const rows = policyRows(t.policy).concat([["dead-lettered", t.dead_lettered], ["refused full", t.refused_full],
-    ["rate-limited waits", t.rate_limited_waits], ["scheduled puts", t.scheduled_puts]]);
+    ["overflowed", t.overflowed], ["rate-limited waits", t.rate_limited_waits], ["scheduled puts", t.scheduled_puts]]);
   $("policy-stats").replaceChildren(...rows.flatMap(([k, v]) => {
     const dd = el("dd", v);
     dd.dataset.key = k;
@@ -406,12 +407,43 @@ function niceCeil(v) {
   return 10 * p;
 }
 
+// ---- every policy, with its counters (from /v1/policies): a policy
+// outlives its tube and may come before it, so it is listed here whether
+// or not the tube exists ----
+function policySummary(p) {
+  return policyRows(p).map(([k, v]) => k + " " + v).join(", ");
+}
+
+function renderPolicies(data) {
+  const names = Object.keys(data.policies).sort();
+  const counters = data.counters || {};
+  $("policycount").textContent = "(" + names.length + ")";
+  const rows = names.map((name) => {
+    const c = counters[name] || {};
+    const tr = el("tr");
+    tr.dataset.tube = name;
+    const td = el("td", name);
+    if (!c.tube_exists) td.append(el("span", "no tube", "badge"));
+    tr.append(td, el("td", policySummary(data.policies[name])));
+    for (const k of ["dead_lettered", "refused_full", "overflowed", "rate_limited_waits", "scheduled_puts"]) {
+      const n = el("td", c[k] || 0);
+      n.dataset.key = k;
+      tr.append(n);
+    }
+    return tr;
+  });
+  if (!rows.length) rows.push(el("tr", "no policies"));
+  replaceRows(document.querySelector("#policies tbody"), rows);
+}
+
 // ---- refresh loop ----
 async function refresh() {
   try {
-    const [st, tubes, hist] = await Promise.all([api("GET", "/v1/stats"), api("GET", "/v1/tubes"), api("GET", "/v1/history")]);
+    const [st, tubes, hist, pols] = await Promise.all([api("GET", "/v1/stats"), api("GET", "/v1/tubes"),
+      api("GET", "/v1/history"), api("GET", "/v1/policies")]);
     renderSummary(st);
     renderTubes(tubes);
+    renderPolicies(pols);
     drawChart(hist);
     if (state.tube !== null) await loadJobs();
     document.body.dataset.loaded = "true";

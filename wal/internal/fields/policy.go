@@ -24,7 +24,12 @@ func AppendPolicy(dst []byte, rec *jobs.Record) []byte {
 	if p == nil {
 		return append(dst, 0)
 	}
-	dst = append(dst, 1)
+	return appendPolicyFields(append(dst, 1), p)
+}
+
+// appendPolicyFields appends a policy's fields, from max_reserves to the
+// last schedule (see AppendPolicy).
+func appendPolicyFields(dst []byte, p *jobs.PolicyRecord) []byte {
 	dst = binary.AppendUvarint(dst, uint64(p.MaxReserves))
 	dst = appendString(dst, p.DeadLetter)
 	dst = binary.AppendUvarint(dst, uint64(p.MaxReady))
@@ -69,20 +74,25 @@ func (d *Reader) Policy(r *jobs.Record) {
 		d.Fail()
 		return
 	}
+	r.Policy = d.policyFields()
+}
+
+// policyFields reads what appendPolicyFields writes (nil after a failure).
+func (d *Reader) policyFields() *jobs.PolicyRecord {
 	p := &jobs.PolicyRecord{}
 	p.MaxReserves = d.Uint32()
 	p.DeadLetter = string(d.Bytes())
 	p.MaxReady = d.Uint32()
 	if len(d.B) < 8 {
 		d.Fail()
-		return
+		return nil
 	}
 	p.ReserveRate = math.Float64frombits(binary.LittleEndian.Uint64(d.B))
 	d.B = d.B[8:]
 	n := d.Uvarint()
 	if d.Err != nil || n > uint64(len(d.B))/6 { // a schedule takes at least 6 bytes
 		d.Fail()
-		return
+		return nil
 	}
 	if n > 0 {
 		p.Schedule = make([]jobs.Schedule, n)
@@ -95,7 +105,7 @@ func (d *Reader) Policy(r *jobs.Record) {
 		s.Priority, s.TTR = d.Uint32(), d.Uint32()
 		p.Fired[i] = d.Varint()
 	}
-	r.Policy = p
+	return p
 }
 
 // AppendSched appends the schedule mark of a scheduled put (after its job
