@@ -66,10 +66,10 @@ func (q *Queue) RemovePolicy(ctx context.Context, tube string) (bool, error) {
 func validatePolicies(ps map[string]Policy) error {
 	for _, tube := range slices.Sorted(maps.Keys(ps)) {
 		if !jobs.ValidTubeName([]byte(tube)) {
-			return fmt.Errorf("engine: Options.Policies: %q: %w", tube, ErrBadTubeName)
+			return fmt.Errorf("embed: Options.Policies: %q: %w", tube, ErrBadTubeName)
 		}
 		if err := ps[tube].Validate(); err != nil {
-			return fmt.Errorf("engine: Options.Policies: tube %q: %w", tube, err)
+			return fmt.Errorf("embed: Options.Policies: tube %q: %w", tube, err)
 		}
 	}
 	return nil
@@ -87,7 +87,7 @@ func withPolicies(q *Queue) (*Queue, error) {
 			continue
 		}
 		if err := q.SetPolicy(context.Background(), tube, ps[tube]); err != nil {
-			errs = append(errs, fmt.Errorf("engine: policy of tube %q: %w", tube, err))
+			errs = append(errs, fmt.Errorf("embed: policy of tube %q: %w", tube, err))
 		}
 	}
 	if err := errors.Join(errs...); err != nil {
