@@ -18,7 +18,7 @@ import (
 	"github.com/stalkd/stalkd/jobs"
 )
 
-// --policies FILE: tube policies (issue 22) kept in a file, read and
+// --policies FILE: tube policies (jobs/POLICIES.md) kept in a file, read and
 // checked while the command line is parsed (a bad file stops the start,
 // exit 5, naming the tube and the field), and applied to the queue before
 // it serves: on a single node after the journal is replayed, in a cluster

@@ -6,10 +6,11 @@ import (
 	"github.com/stalkd/stalkd/jobs"
 )
 
-// The per-tube series of tube policies (issue 22). Like the other per-tube
-// series they exist only for the tubes kept under Options.MetricsMaxTubes,
-// and they are read at scrape time from counters the queue keeps in
-// TubeStats anyway: nothing is added to the command path.
+// The per-tube series of tube policies (jobs/POLICIES.md): how often each
+// tube's policy acted. Like the other per-tube series they exist only for
+// the tubes kept under Options.MetricsMaxTubes, and they are read at scrape
+// time from counters the queue keeps in TubeStats anyway: nothing is added
+// to the command path.
 var (
 	dTubeDeadLettered = desc("tube_dead_lettered_total",
 		"Jobs that reached the tube's max_reserves and moved to its dead_letter tube (or were buried).", "tube")

@@ -11,7 +11,7 @@ import (
 	"github.com/stalkd/stalkd/jobs"
 )
 
-// Tube policies (issue 22): dead letters, a cap on a tube's length, a cap
+// Tube policies: dead letters, a cap on a tube's length, a cap
 // on its reserve rate and recurring puts, kept by the queue core (package
 // jobs) and journaled like every other change. The types are the core's,
 // repeated here so that an embedder need not import package jobs.
