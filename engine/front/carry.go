@@ -44,9 +44,8 @@ type carrier struct {
 	first []carried // commands read before the first session: it sends them first
 
 	mu       sync.Mutex
-	inflight []carried // inflight[ihead:] are sent to the leader, not answered yet, in order
-	ihead    int
-	rend     error // why the reply reader ended (set before its done closes)
+	inflight []carried // sent to the leader, not answered yet, in order
+	rend     error     // why the reply reader ended (set before its done closes)
 }
 
 // Why a session's reply reader ended besides its connection failing.
@@ -164,8 +163,8 @@ func (c *carrier) afterReplies(ended, moved bool) net.Conn {
 		return nil
 	}
 	c.mu.Lock()
-	inflight := c.inflight[c.ihead:]
-	c.inflight, c.ihead = nil, 0
+	inflight := c.inflight
+	c.inflight = nil
 	c.mu.Unlock()
 	if ended && len(inflight) == 0 {
 		return nil

@@ -58,40 +58,24 @@ func (c *carrier) readReplies(up net.Conn, done chan<- struct{}) {
 				return
 			}
 		}
-		it, ok := c.answered()
-		if !ok {
+		c.mu.Lock()
+		if len(c.inflight) == 0 {
+			c.mu.Unlock()
 			out = out[:start]
 			flush()
 			c.rend = errNotOurs
 			return
 		}
+		it := c.inflight[0]
+		c.inflight[0] = carried{}
+		c.inflight = c.inflight[1:]
+		if len(c.inflight) == 0 {
+			c.inflight = c.inflight[:0:0]
+		}
+		c.mu.Unlock()
 		c.track(it, out[start:])
 	}
 }
-
-// answered takes the oldest command in flight (false: none). The queue
-// starts again at the front of its array once empty, so that a connection
-// with one command in flight at a time does not allocate per command; an
-// array grown past maxInflightKept by a burst is let go then.
-func (c *carrier) answered() (carried, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.ihead == len(c.inflight) {
-		return carried{}, false
-	}
-	it := c.inflight[c.ihead]
-	c.inflight[c.ihead] = carried{}
-	if c.ihead++; c.ihead == len(c.inflight) {
-		c.inflight, c.ihead = c.inflight[:0], 0
-		if cap(c.inflight) > maxInflightKept {
-			c.inflight = nil
-		}
-	}
-	return it, true
-}
-
-// maxInflightKept bounds the in-flight queue's array kept while empty.
-const maxInflightKept = 1024
 
 // replyBuffered reports whether a whole reply line (and its body, if any)
 // is buffered in r, so that reading it will not wait.
