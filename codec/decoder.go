@@ -64,7 +64,13 @@ func (d *Decoder) Decode(in []byte) (cmd Command, n int, ok bool) {
 		case stateBody:
 			k := 0
 			if d.filled < d.want {
-				k = d.takeData(rest)
+				if d.frame { // framing-only: count the data, keep none of it
+					k = min(len(rest), d.want-d.filled)
+				} else {
+					d.growBody(len(rest))
+					k = copy(d.body[d.filled:], rest)
+				}
+				d.filled += k
 			}
 			if d.filled == d.want {
 				t := copy(d.trail[d.tail:], rest[k:])
@@ -165,19 +171,6 @@ func (d *Decoder) accept(c *Command) {
 	}
 	d.filled, d.tail = 0, 0
 	d.put = Command{Pri: c.Pri, Delay: c.Delay, TTR: c.TTR, Size: c.Size}
-}
-
-// takeData takes the next bytes of the pending job data from the start of
-// rest, up to its end, and returns how many it took: copied into the body
-// buffer, or in framing-only mode merely counted.
-func (d *Decoder) takeData(rest []byte) int {
-	k := min(len(rest), d.want-d.filled)
-	if !d.frame {
-		d.growBody(k)
-		copy(d.body[d.filled:], rest[:k])
-	}
-	d.filled += k
-	return k
 }
 
 // eagerBody is the most a put line makes the decoder allocate before its body
