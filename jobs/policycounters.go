@@ -10,7 +10,7 @@ import (
 // policy, not to the tube: they start at zero when a name gets a policy,
 // carry over when the policy is replaced, and go when it is removed (or
 // the process ends). A tube that empties and vanishes, or one that does
-// not exist yet, keeps showing its policy's figures (issue 28).
+// not exist yet, keeps showing its policy's figures.
 
 // policyCounters are a policy's counters, shared by every compiled value
 // the tube name's policy has had since it was set. They are atomics: a

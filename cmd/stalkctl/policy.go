@@ -18,7 +18,7 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// Tube policies (issue 22), through the admin API:
+// Tube policies (jobs/POLICIES.md), through the admin API:
 //
 //	stalkctl policy get TUBE          GET    /v1/tubes/TUBE/policy
 //	stalkctl policy set TUBE ...      PATCH  /v1/tubes/TUBE/policy (--replace: PUT)

@@ -16,7 +16,7 @@ import (
 	"github.com/stalkd/stalkd/cmd/stalkctl/internal/client"
 )
 
-// Dead letters you can bring back (issue 28), through the admin API:
+// Dead letters you can bring back, through the admin API:
 //
 //	stalkctl redrive TUBE [--to T] [--max N] [--chunk N]   POST /v1/tubes/TUBE/redrive, chunk by chunk
 //	stalkctl move ID TUBE                                  POST /v1/jobs/ID/move

@@ -17,8 +17,8 @@ import (
 	"github.com/stalkd/stalkd/jobs"
 )
 
-// --policies FILE: the tube policies, kept in a file that is the truth
-// (issue 28). The file is read and checked whole while the command line
+// --policies FILE: the tube policies (jobs/POLICIES.md), kept in a file
+// that is the truth. The file is read and checked whole while the command line
 // is parsed (each policy by the admin API's rules, then the rules across
 // tubes: a dead letter naming its own tube, dead-letter cycles); a bad
 // file stops the start, exit 5, naming the file, the tube and the field.

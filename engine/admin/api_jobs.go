@@ -15,12 +15,6 @@ const (
 	previewBytes     = 120  // body preview per listed job
 )
 
-// lister is the queue's list-jobs, added by the protocol work on clear-tube
-// and list-jobs; the API answers 501 on a queue without it.
-type lister interface {
-	ListJobs(tube []byte, st jobs.State, offset, count int, dst []uint64) ([]uint64, error)
-}
-
 // listedJob is one job of a tube's listing.
 type listedJob struct {
 	ID              uint64   `json:"id"`
@@ -80,12 +74,7 @@ func (s *Server) getTubeJobs(w http.ResponseWriter, r *http.Request, args []stri
 	if !ok {
 		return
 	}
-	l, ok := any(s.q).(lister)
-	if !ok {
-		writeError(w, http.StatusNotImplemented, "not_implemented", "this build cannot list jobs")
-		return
-	}
-	ids, err := l.ListJobs([]byte(ti.Name), st, offset, count, nil)
+	ids, err := s.q.ListJobs([]byte(ti.Name), st, offset, count, nil)
 	if err != nil {
 		s.queueError(w, err, "tube")
 		return

@@ -9,7 +9,7 @@ import (
 	"github.com/stalkd/stalkd/jobs"
 )
 
-// The series of tube policies (issues 22 and 28). They are read at scrape
+// The series of tube policies (jobs/POLICIES.md). They are read at scrape
 // time from the counters each policy keeps (jobs.Queue.PolicyStats):
 // nothing is added to the command path. They belong to the policy, not the
 // tube: a policy whose tube is empty and gone, or does not exist yet,

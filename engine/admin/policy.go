@@ -8,7 +8,8 @@ import (
 	"github.com/stalkd/stalkd/jobs"
 )
 
-// Tube policies (issue 22) through the API:
+// Tube policies (per-tube rules the queue enforces: jobs/POLICIES.md)
+// through the API:
 //
 //	GET    /v1/policies               {"policies": {tube: policy, ...}}
 //	GET    /v1/tubes/{tube}/policy    the policy; 404 no_policy

@@ -12,7 +12,7 @@ import (
 	"github.com/stalkd/stalkd/jobs"
 )
 
-// Dead letters you can bring back (issue 28):
+// Dead letters you can bring back:
 //
 //	POST /v1/tubes/{tube}/redrive  {"to": "T", "max": N}  the tube's jobs back to their origins
 //	POST /v1/jobs/{id}/move        {"tube": "T"}          one job to another tube

@@ -70,11 +70,11 @@ type Options struct {
 func (o Options) validate() (Options, error) {
 	switch {
 	case o.MaxJobSize < 0 || o.MaxJobSize > engine.MaxJobSizeLimit:
-		return o, fmt.Errorf("engine: MaxJobSize %d outside 0..%d", o.MaxJobSize, engine.MaxJobSizeLimit)
+		return o, fmt.Errorf("embed: MaxJobSize %d outside 0..%d", o.MaxJobSize, engine.MaxJobSizeLimit)
 	case o.SyncInterval < 0 || o.DefaultTTR < 0 || o.SegmentSize < 0:
-		return o, errors.New("engine: negative SyncInterval, DefaultTTR or SegmentSize")
+		return o, errors.New("embed: negative SyncInterval, DefaultTTR or SegmentSize")
 	case o.Dir == "" && (o.SyncInterval != 0 || o.NoSync || o.SegmentSize != 0 || o.Salvage):
-		return o, errors.New("engine: SyncInterval, NoSync, SegmentSize and Salvage need a Dir")
+		return o, errors.New("embed: SyncInterval, NoSync, SegmentSize and Salvage need a Dir")
 	}
 	if err := validatePolicies(o.Policies); err != nil {
 		return o, err

@@ -11,7 +11,7 @@ import (
 	"github.com/stalkd/stalkd/jobs"
 )
 
-// Tube policies (issue 22): dead letters, a cap on a tube's length, a cap
+// Tube policies: dead letters, a cap on a tube's length, a cap
 // on its reserve rate and recurring puts, kept by the queue core (package
 // jobs) and journaled like every other change. The types are the core's,
 // repeated here so that an embedder need not import package jobs.
@@ -79,11 +79,11 @@ func (q *Queue) RemovePolicy(ctx context.Context, tube string) (bool, error) {
 func validatePolicies(ps map[string]Policy) error {
 	for _, tube := range slices.Sorted(maps.Keys(ps)) {
 		if !jobs.ValidTubeName([]byte(tube)) {
-			return fmt.Errorf("engine: Options.Policies: %q: %w", tube, ErrBadTubeName)
+			return fmt.Errorf("embed: Options.Policies: %q: %w", tube, ErrBadTubeName)
 		}
 	}
 	if err := jobs.CheckPolicies(ps); err != nil {
-		return fmt.Errorf("engine: Options.Policies: %w", err)
+		return fmt.Errorf("embed: Options.Policies: %w", err)
 	}
 	return nil
 }
@@ -100,7 +100,7 @@ func withPolicies(q *Queue) (*Queue, error) {
 			continue
 		}
 		if err := q.SetPolicy(context.Background(), tube, ps[tube]); err != nil {
-			errs = append(errs, fmt.Errorf("engine: policy of tube %q: %w", tube, err))
+			errs = append(errs, fmt.Errorf("embed: policy of tube %q: %w", tube, err))
 		}
 	}
 	if err := errors.Join(errs...); err != nil {

@@ -13,9 +13,9 @@ import (
 // import package jobs.
 var (
 	// ErrClosed: the Queue was closed.
-	ErrClosed = errors.New("engine: queue closed")
+	ErrClosed = errors.New("embed: queue closed")
 	// ErrJobTooBig: a body longer than Options.MaxJobSize.
-	ErrJobTooBig = errors.New("engine: job body too big")
+	ErrJobTooBig = errors.New("embed: job body too big")
 	// ErrNotFound: no such job, or not in a state the call accepts, or a
 	// Job already finished (deleted, released, buried) or whose TTR ended.
 	ErrNotFound = jobs.ErrNotFound

@@ -8,7 +8,7 @@ import (
 	"github.com/stalkd/stalkd/jobs/cluster"
 )
 
-// Forwarded moves (issue 28): a redrive of a dead-letter tube or the move
+// Forwarded moves: a redrive of a dead-letter tube or the move
 // of one job, asked of a follower, goes to the leader the way policy
 // changes do (forward_policy.go: the raft port, node TLS, one JSON line
 // each way, one hop at most). The leader carries it out on the queue of

@@ -11,7 +11,7 @@ import (
 	"github.com/stalkd/stalkd/jobs/cluster"
 )
 
-// Forwarded policy changes (issue 22). A tube policy lives in the
+// Forwarded policy changes. A tube policy lives in the
 // replicated state, and only the leader's queue may change it; asked of a
 // follower, ForwardSetPolicy and ForwardRemovePolicy send the change to the
 // leader the way membership changes go (forward.go: the raft port, node

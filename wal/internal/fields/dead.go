@@ -6,7 +6,7 @@ import (
 	"github.com/stalkd/stalkd/jobs"
 )
 
-// The dead-letter mark (issue 28) of a put whose job moved into a
+// The dead-letter mark of a put whose job moved into a
 // dead-letter tube, written after its job fields by both logs (each under a
 // kind number of its own):
 //
