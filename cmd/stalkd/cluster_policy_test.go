@@ -91,7 +91,10 @@ func TestClusterPolicies(t *testing.T) {
 		got, ok := policiesOn(procs[waitLeader(t, procs)])
 		return ok && assert.ObjectsAreEqual(reloaded, got)
 	}, 30*time.Second, 50*time.Millisecond, "the reload through a follower is the leader's")
-	assert.True(t, follower.logged("policy file applied"))
+	// The leader's queue shows the change before the follower has read the
+	// leader's answer: wait for the follower's own word.
+	require.Eventually(t, func() bool { return follower.logged("policy file applied") },
+		30*time.Second, 20*time.Millisecond, "the follower reports the reload applied")
 
 	procs[leader].kill(t)
 	next := waitLeader(t, procs)
