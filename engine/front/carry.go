@@ -4,8 +4,6 @@ import (
 	"errors"
 	"net"
 	"sync"
-
-	"github.com/stalkd/stalkd/codec"
 )
 
 // A carried connection survives a change of leader. The front frames the
@@ -42,6 +40,14 @@ type carrier struct {
 	watch  []string // listing order
 
 	first []carried // commands read before the first session: it sends them first
+
+	// A long command is carried in pieces (commands.go). open: the pieces
+	// sent on the current leader began one and have not ended it; drop:
+	// the leader that took its start failed (the command was answered
+	// INTERNAL_ERROR with the others in flight), so its remaining pieces
+	// are dropped, not sent to the next. Both belong to the session
+	// goroutine.
+	open, drop bool
 
 	mu       sync.Mutex
 	inflight []carried // sent to the leader, not answered yet, in order
@@ -120,27 +126,30 @@ func (c *carrier) session(up net.Conn) net.Conn {
 			return nil
 		}
 		wbuf = wbuf[:0]
-		last := 0 // replies owed by the last command sent
 		c.mu.Lock()
 		for _, it := range batch {
 			if it.eof {
 				ended = true
 				break
 			}
-			if it.op == codec.OpQuit && it.replies == 0 {
+			if it.quits() {
 				ended = true
+			}
+			if it.cont && c.drop {
+				c.drop = it.open // the rest of a command a failed leader began
+				continue
 			}
 			if it.replies > 0 {
 				c.inflight = append(c.inflight, it)
 			}
 			wbuf = append(wbuf, it.raw...)
-			last = it.replies
+			c.open = it.open
 		}
 		c.mu.Unlock()
 		if len(wbuf) > 0 {
 			if _, err := up.Write(wbuf); err != nil {
 				c.f.untrack(up)
-				if last == 0 {
+				if ended {
 					<-done
 					return nil
 				}
@@ -169,5 +178,8 @@ func (c *carrier) afterReplies(ended, moved bool) net.Conn {
 	if ended && len(inflight) == 0 {
 		return nil
 	}
+	// A long command partly sent is among inflight: the rest of its
+	// pieces must not reach the next leader.
+	c.drop, c.open = c.open, false
 	return c.failover(inflight)
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/stalkd/stalkd/codec"
@@ -75,10 +76,20 @@ func wantFrames(maxJob uint32, in []byte) []framedCmd {
 }
 
 // readAll runs a cmdReader over the chunks, as readCommands does, and
-// returns what it framed. It reads each command's bytes only at the end, so
-// a command that viewed the reader's buffer instead of owning its bytes
-// (the next read overwrites it) shows up as wrong bytes.
+// returns what it framed, the pieces of a long command joined into it. It
+// reads each command's bytes only at the end, so a command that viewed the
+// reader's buffer instead of owning its bytes (the next read overwrites it)
+// shows up as wrong bytes. It checks the pieces' order (a first piece owed
+// the reply, then pieces that go on with it, the last one closing it), and
+// that the reader never holds more than its bound.
 func readAll(t *testing.T, maxJob uint32, primed []byte, skip int, chunks ...[]byte) []framedCmd {
+	t.Helper()
+	out, _ := readPieces(t, maxJob, primed, skip, chunks...)
+	return out
+}
+
+// readPieces is readAll that also returns how many pieces it joined.
+func readPieces(t *testing.T, maxJob uint32, primed []byte, skip int, chunks ...[]byte) ([]framedCmd, int) {
 	t.Helper()
 	conn := &chunkConn{chunks: chunks}
 	r := newCmdReader(maxJob, primed, skip)
@@ -86,15 +97,27 @@ func readAll(t *testing.T, maxJob uint32, primed []byte, skip int, chunks ...[]b
 	for {
 		batch, quit, err := r.next(conn)
 		got = append(got, batch...)
+		require.LessOrEqual(t, cap(r.pend), holdMax, "a held command")
+		require.LessOrEqual(t, len(r.buf), maxReadBuf)
 		if quit || err != nil {
 			break
 		}
 	}
 	var out []framedCmd
+	pieces, open := 0, false
 	for _, it := range got {
-		out = append(out, framedCmd{raw: string(it.raw), op: it.op, name: it.name, replies: it.replies})
+		require.Equal(t, open, it.cont, "a piece goes on with a command an earlier one left open")
+		if it.cont {
+			last := &out[len(out)-1]
+			last.raw += string(it.raw)
+			require.Zero(t, it.replies, "a later piece is owed nothing")
+			pieces++
+		} else {
+			out = append(out, framedCmd{raw: string(it.raw), op: it.op, name: it.name, replies: it.replies})
+		}
+		open = it.open
 	}
-	return out
+	return out, pieces
 }
 
 // sameFrames fails at the first frame that differs, saying how (bodies are
@@ -224,5 +247,56 @@ func BenchmarkCmdReaderFrame(b *testing.B) {
 				r.frame(in)
 			}
 		})
+	}
+}
+
+// TestCmdReaderStreamsLongCommands: a command longer than holdMax - a put
+// of a larger accepted body, a too-big one, an over-long line - is framed
+// as the decoder frames it but never held whole: it leaves in pieces, one
+// per read, and a batch holds about a read's bytes, however the input is
+// split.
+func TestCmdReaderStreamsLongCommands(t *testing.T) {
+	const maxJob = 1 << 20
+	var b bytes.Buffer
+	b.WriteString("use a\r\n")
+	fmt.Fprintf(&b, "put 0 0 60 %d\r\n%s\r\n", 300000, bytes.Repeat([]byte("a\r\n"), 100000))     // accepted
+	fmt.Fprintf(&b, "put 0 0 60 %d\r\n%s\r\n", 2*maxJob, bytes.Repeat([]byte("z"), 2*maxJob))     // too big
+	b.WriteString(strings.Repeat("long", 100000) + "\r\n")                                        // over-long
+	fmt.Fprintf(&b, "put 0 0 60 %d\r\n%sXY", 200000, bytes.Repeat([]byte("e"), 200000))           // EXPECTED_CRLF
+	fmt.Fprintf(&b, "put 0 0 60 %d\r\n%s\r\n", holdMax-20, bytes.Repeat([]byte("h"), holdMax-20)) // over by a little
+	b.WriteString("put 0 0 60 5\r\nsmall\r\nquit\r\n")
+	in := b.Bytes()
+	want := wantFrames(maxJob, in)
+	require.Len(t, want, 8)
+
+	rng := rand.New(rand.NewPCG(7, 8))
+	for round := range 6 {
+		var chunks [][]byte
+		for i := 0; i < len(in); {
+			k := min(1+rng.IntN(90000), len(in)-i)
+			if round == 0 {
+				k = min(maxReadBuf, len(in)-i)
+			}
+			chunks = append(chunks, in[i:i+k])
+			i += k
+		}
+		got, pieces := readPieces(t, maxJob, nil, 0, chunks...)
+		sameFrames(t, want, got, "round %d", round)
+		assert.Greater(t, pieces, len(in)/maxReadBuf/2, "the long commands left in pieces")
+	}
+
+	// What a batch holds: about one read, never a long command whole.
+	r := newCmdReader(maxJob, nil, 0)
+	conn := &chunkConn{chunks: [][]byte{in}}
+	for {
+		batch, quit, err := r.next(conn)
+		size := 0
+		for _, it := range batch {
+			size += len(it.raw)
+		}
+		require.LessOrEqual(t, size, maxReadBuf+holdMax)
+		if quit || err != nil {
+			break
+		}
 	}
 }

@@ -147,7 +147,10 @@ func (c *carrier) refuseRest() {
 func (c *carrier) refuse(batch []carried) bool {
 	var out []byte
 	for _, it := range batch {
-		if it.eof || it.replies == 0 {
+		if it.cont {
+			continue // a piece of a long command, answered at its first
+		}
+		if it.quits() {
 			_, _ = c.client.Write(out)
 			return false
 		}
