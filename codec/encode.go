@@ -10,7 +10,7 @@ const (
 	Touched       = "TOUCHED\r\n"
 	Kicked        = "KICKED\r\n"
 	Authenticated = "AUTHENTICATED\r\n" // stalkd's own: auth accepted
-	Unauthorized  = "UNAUTHORIZED\r\n"  // stalkd's own: auth refused, or a command before auth
+	Unauthorized  = "UNAUTHORIZED\r\n"  // stalkd's own: the reply to auth with a wrong token
 	Paused        = "PAUSED\r\n"
 	NotFound      = "NOT_FOUND\r\n"
 	NotIgnored    = "NOT_IGNORED\r\n"

@@ -33,10 +33,12 @@ func startAuthServer(t *testing.T) (*Server, *lockedBuf) {
 	return s, logs
 }
 
-// Before auth, every command (each word of the table) is refused, runs
-// nothing and counts nothing.
+// Before auth, every command (each word of the table) is refused with
+// UNKNOWN_COMMAND - a word 1.12 may send for any command, never one of
+// stalkd's own - runs nothing and counts nothing; the log says why, naming
+// the peer, at most once a second.
 func TestAuthRefusesEveryCommandFirst(t *testing.T) {
-	s, _ := startAuthServer(t)
+	s, logs := startAuthServer(t)
 	c := dial(t, s)
 	refused := 0
 	for _, spec := range codec.Commands() {
@@ -44,14 +46,19 @@ func TestAuthRefusesEveryCommandFirst(t *testing.T) {
 		if spec.Op == codec.OpAuth || spec.Op == codec.OpQuit {
 			continue // the two commands the gate lets through
 		}
-		c.Do(sampleWire(spec), "UNAUTHORIZED\r\n")
+		c.Do(sampleWire(spec), "UNKNOWN_COMMAND\r\n")
+		assert.True(t, codec.ReplyAllowed(spec.Op, "UNKNOWN_COMMAND"), "%v", spec.Op)
 		refused++
 	}
 	assert.Equal(t, len(codec.Commands())-2, refused)
-	c.Do("reserve\r\nreserve-with-timeout 5\r\n", "UNAUTHORIZED\r\nUNAUTHORIZED\r\n")
-	c.Do("bogus\r\nput x\r\n\r\n", "UNAUTHORIZED\r\nUNAUTHORIZED\r\nUNAUTHORIZED\r\n")
+	c.Do("reserve\r\nreserve-with-timeout 5\r\n", "UNKNOWN_COMMAND\r\nUNKNOWN_COMMAND\r\n")
+	c.Do("bogus\r\nput x\r\n\r\n", "UNKNOWN_COMMAND\r\nUNKNOWN_COMMAND\r\nUNKNOWN_COMMAND\r\n")
 	assert.Equal(t, [64]uint64{}, s.Queue().Stats().Cmds, "nothing was counted")
 	assert.Zero(t, s.Queue().Stats().TotalJobs)
+	require.Eventually(t, func() bool { return strings.Contains(logs.String(), "a command before auth") },
+		ioTimeout, ioTimeout/100)
+	assert.Less(t, strings.Count(logs.String(), "a command before auth"), refused/2, "not one line per command")
+	assert.Contains(t, logs.String(), `"remote_addr":"127.0.0.1:`)
 
 	c.Do("auth "+goodToken+"\r\n", "AUTHENTICATED\r\n")
 	c.Do("list-tube-used\r\n", "USING default\r\n")
@@ -64,8 +71,8 @@ func TestAuthRefusesEveryCommandFirst(t *testing.T) {
 func TestAuthPutBodyIsNeverParsed(t *testing.T) {
 	s, _ := startAuthServer(t)
 	c := dial(t, s)
-	c.Do("put 0 0 10 17\r\nclear-tube dflt\r\n\r\n", "UNAUTHORIZED\r\n")
-	c.Do("put 0 0 10 100000\r\n"+strings.Repeat("use x\r\n", 14285)+"abcde\r\n", "UNAUTHORIZED\r\n")
+	c.Do("put 0 0 10 17\r\nclear-tube dflt\r\n\r\n", "UNKNOWN_COMMAND\r\n")
+	c.Do("put 0 0 10 100000\r\n"+strings.Repeat("use x\r\n", 14285)+"abcde\r\n", "UNKNOWN_COMMAND\r\n")
 	c.Do("auth "+goodToken+"\r\nlist-tube-used\r\n", "AUTHENTICATED\r\nUSING default\r\n")
 	assert.Zero(t, s.Queue().Stats().TotalJobs)
 	c.Do("put 0 0 10 2\r\nok\r\n", "INSERTED 1\r\n")
@@ -107,8 +114,8 @@ func TestAuthOffByDefault(t *testing.T) {
 }
 
 // Garbage thrown at the gate, in random pieces, gets nothing but
-// UNAUTHORIZED (or a close after wrong tokens), changes nothing, and leaves
-// the server serving an honest client.
+// UNKNOWN_COMMAND (UNAUTHORIZED for a wrong token, and a close after three),
+// changes nothing, and leaves the server serving an honest client.
 func TestAuthGateGarbage(t *testing.T) {
 	s, _ := startAuthServer(t)
 	r := rand.New(rand.NewPCG(7, 7))
@@ -131,7 +138,7 @@ func TestAuthGateGarbage(t *testing.T) {
 		all, _ := io.ReadAll(c.Reader())
 		for _, line := range strings.SplitAfter(string(all), "\r\n") {
 			if line != "" {
-				assert.Equal(t, "UNAUTHORIZED\r\n", line, "input %q", b.String())
+				assert.Contains(t, []string{"UNKNOWN_COMMAND\r\n", "UNAUTHORIZED\r\n"}, line, "input %q", b.String())
 			}
 		}
 	}

@@ -97,8 +97,15 @@ func (cn *conn) exec(cmd *codec.Command) {
 
 // Token authentication. With Config.AuthTokens set, a connection must send
 // "auth <token>" before anything else: until then every command but auth and
-// quit is answered UNAUTHORIZED and not executed (nor counted), and a put's
-// body is swallowed unread, so it can never be parsed as commands. After
+// quit is answered UNKNOWN_COMMAND and not executed (nor counted), and a
+// put's body is swallowed unread, so it can never be parsed as commands.
+// UNKNOWN_COMMAND, not a word of stalkd's own: a client's own command only
+// ever gets a word beanstalkd 1.12 sends for it (engine/COMPATIBILITY.md),
+// and of the words 1.12 may send for any command it is the one that says
+// "this server will not run that" without inviting a retry (OUT_OF_MEMORY)
+// or blaming the client's framing (BAD_FORMAT) or the server
+// (INTERNAL_ERROR). The operator learns why from a warning naming the
+// peer, at most one a second for the whole server. After
 // MaxAuthFailures wrong tokens the connection is closed and the attempt
 // logged, without the token. A client whose TLS certificate was verified
 // against the client CA needs no token.
@@ -117,8 +124,12 @@ func (cn *conn) gate(cmd *codec.Command) bool {
 		cn.rx.dec.DropBody()
 	}
 	mark := len(cn.out)
-	cn.out = append(cn.out, codec.Unauthorized...)
+	cn.out = codec.AppendError(cn.out, codec.ErrUnknownCommand)
 	cn.done(mark, 0, "")
+	cn.srv.beforeAuth.Event(func() {
+		cn.srv.log.Warn().Str("remote_addr", cn.remoteAddr()).Stringer("op", cmd.Op).Int64("commands", cn.srv.beforeAuth.Take()).
+			Msg("a command before auth: answered UNKNOWN_COMMAND (the client must send auth <token> first)")
+	})
 	return true
 }
 

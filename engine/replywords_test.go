@@ -16,7 +16,9 @@ import (
 
 // The house rule, pinned: a client's own command never gets a reply word
 // that beanstalkd 1.12 does not send for that command, whatever policy is
-// in force (stalkd's own commands get stalkd's words). The words allowed
+// in force (stalkd's own commands get stalkd's words). The modes are
+// pinned beside them: the auth gate in auth_test.go
+// (TestAuthRefusesEveryCommandFirst), draining's DRAINING in the table. The words allowed
 // per command are one declared table, codec.Spec.Replies (codec/replies.go)
 // plus codec.GenericReplies; this test reads it.
 

@@ -61,6 +61,7 @@ type Server struct {
 	detaching atomic.Bool  // Stop is handing adopted connections back
 
 	overCap, noFiles, acceptErrs ratelog.Log // warnings, at most one a second each
+	beforeAuth                   ratelog.Log // commands before auth (exec.go)
 	heldState                                // memory held for slow clients (budget.go)
 
 	now    func() int64 // the idle clock (ns); tests replace it before Serve

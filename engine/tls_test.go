@@ -202,7 +202,7 @@ func TestMutualTLSNeedsNoToken(t *testing.T) {
 	enginetest.Wrap(t, c).Do("put 0 0 10 1\r\nx\r\n", "INSERTED 1\r\n")
 
 	p := dial(t, ts.srv)
-	p.Do("peek 1\r\n", "UNAUTHORIZED\r\n")
+	p.Do("peek 1\r\n", "UNKNOWN_COMMAND\r\n")
 	p.Do("auth "+goodToken+"\r\npeek 1\r\n", "AUTHENTICATED\r\nFOUND 1 1\r\nx\r\n")
 }
 

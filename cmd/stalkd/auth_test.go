@@ -17,7 +17,7 @@ func TestAuthTokenFile(t *testing.T) {
 	require.NoError(t, os.WriteFile(file, []byte("# operators\n  first-token-0123456789  \n\nsecond-token-abcdefghij\n"), 0o600))
 	p := startSelf(t, "-l", "127.0.0.1", "-p", "0", "--auth-token-file", file)
 	c := enginetest.Dial(t, p.Addr())
-	c.Do("put 0 0 10 1\r\nx\r\n", "UNAUTHORIZED\r\n")
+	c.Do("put 0 0 10 1\r\nx\r\n", "UNKNOWN_COMMAND\r\n")
 	c.Do("auth second-token-abcdefghij\r\nput 0 0 10 1\r\nx\r\n", "AUTHENTICATED\r\nINSERTED 1\r\n")
 }
 

@@ -371,7 +371,7 @@ func TestClusterAuth(t *testing.T) {
 	require.NoError(t, err)
 	defer c.close()
 	for _, x := range []struct{ req, want string }{
-		{"put 0 0 60 2\r\nhi\r\n", "UNAUTHORIZED"},
+		{"put 0 0 60 2\r\nhi\r\n", "UNKNOWN_COMMAND"},
 		{"auth " + token + "\r\n", "AUTHENTICATED"},
 		{"put 0 0 60 2\r\nhi\r\n", "INSERTED 1"},
 	} {

@@ -196,7 +196,7 @@ func TestFrontFailoverAuth(t *testing.T) {
 	f := startFront(t, 20*time.Second, currentLeader(&cur))
 	c := enginetest.Dial(t, f.Addr().String())
 	c.Send("use a\r\nauth " + token + "\r\nuse a\r\n")
-	assert.Equal(t, "UNAUTHORIZED", c.Line())
+	assert.Equal(t, "UNKNOWN_COMMAND", c.Line())
 	assert.Equal(t, "AUTHENTICATED", c.Line())
 	assert.Equal(t, "USING a", c.Line())
 	cur.Store(nil)
