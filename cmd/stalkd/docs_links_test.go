@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"unicode"
@@ -23,12 +24,50 @@ import (
 // TestDocsLinksResolve checks every relative link of every *.md file in the
 // repository.
 func TestDocsLinksResolve(t *testing.T) {
-	problems := checkDocLinks(t, "../..")
+	problems, gone := withoutPending(checkDocLinks(t, "../.."), docsPending)
 	assert.Empty(t, problems, "broken links in the docs")
+	assert.Empty(t, gone, "fixed since: delete these entries of docsPending")
+}
+
+// docsPending are broken links and mentions ("doc target", without the
+// line) that another branch fixes in a file this one may not edit: links to
+// the generated table of current figures that the benchmarks branch adds,
+// and BENCHMARKS.md's citations of a DESIGN.md that is not in the
+// repository. TestDocsLinksResolve fails when one is no longer broken, so
+// that the entry goes once the fix lands.
+var docsPending = []string{
+	"README.md benchmarks/BENCHMARKS.md#current-figures",
+	"cmd/stalkd/README.md ../../benchmarks/BENCHMARKS.md#current-figures",
+	"wal/raft/README.md ../../benchmarks/BENCHMARKS.md#current-figures",
+	"benchmarks/BENCHMARKS.md `DESIGN.md`",
+}
+
+// withoutPending drops the problems that pending lists and returns the
+// rest, and the entries of pending that matched no problem.
+func withoutPending(problems, pending []string) (rest, gone []string) {
+	seen := map[string]bool{}
+	for _, p := range problems {
+		doc, after, _ := strings.Cut(p, ":")
+		_, after, _ = strings.Cut(after, ": ")
+		target, _, _ := strings.Cut(after, ": ")
+		key := doc + " " + target
+		if slices.Contains(pending, key) {
+			seen[key] = true
+			continue
+		}
+		rest = append(rest, p)
+	}
+	for _, k := range pending {
+		if !seen[k] {
+			gone = append(gone, k)
+		}
+	}
+	return rest, gone
 }
 
 // TestDocsLinkCheckBites: the checker finds a missing file, a missing anchor
-// in another file and in the same file, and accepts what exists.
+// in another file and in the same file, a file mentioned in prose that does
+// not exist, and accepts what exists.
 func TestDocsLinkCheckBites(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, text string) {
@@ -42,6 +81,11 @@ func TestDocsLinkCheckBites(t *testing.T) {
 		"```sh\n[not a link](nowhere.md)\n# not a heading\n```\n\n`[code](nowhere.md)`\n")
 	write("sub/GUIDE.md", "# Guide\n\n### Flags and signals\n\n[up](../README.md#top) [ref]\n\n[ref]: ../GONE.md\n")
 	write("sub/pic.png", "png")
+	write("sub/NOTES.md", "Mentions: `sub/pic.png`, `pic.png`, `../README.md`, `sub/`, `sub/GUIDE.md#flags-and-signals`,\n"+
+		"see GUIDE.md and [NOTES.md](../README.md), `../shared/DESIGN.md`, https://example.com/gone.md,\n"+
+		"`_test.go`, `application/json`, `-b DIR`, `jobs.Policy`, `go test ./...`.\n"+
+		"```sh\ncat engine/gone.go\n```\n"+
+		"Gone: `engine/gone.go`, `GONE.md`, `jobs/nothing/`, see DESIGN.md.\n")
 	write(".git/x.md", "[ignored](missing.md)")
 
 	problems := checkDocLinks(t, dir)
@@ -50,6 +94,10 @@ func TestDocsLinkCheckBites(t *testing.T) {
 		"README.md:9: sub/GUIDE.md#nope: no heading \"nope\" in sub/GUIDE.md",
 		"README.md:9: #quick-start: no heading \"quick-start\" in README.md",
 		"sub/GUIDE.md:7: ../GONE.md: no such file",
+		"sub/NOTES.md:7: `engine/gone.go`: no such file",
+		"sub/NOTES.md:7: `GONE.md`: no such file",
+		"sub/NOTES.md:7: `jobs/nothing/`: no such file",
+		"sub/NOTES.md:7: `DESIGN.md`: no such file",
 	}, problems)
 }
 
@@ -101,6 +149,11 @@ func checkDocLinks(t *testing.T, root string) []string {
 		for _, l := range docs[filepath.Clean(f)].links {
 			if why := checkLink(f, l.target, anchors); why != "" {
 				problems = append(problems, fmt.Sprintf("%s:%d: %s: %s", filepath.ToSlash(rel), l.line, l.target, why))
+			}
+		}
+		for _, m := range docs[filepath.Clean(f)].mentions {
+			if why := checkMention(root, filepath.ToSlash(rel), m.target); why != "" {
+				problems = append(problems, fmt.Sprintf("%s:%d: `%s`: %s", filepath.ToSlash(rel), m.line, m.target, why))
 			}
 		}
 	}
@@ -158,12 +211,14 @@ type mdLink struct {
 }
 
 type mdDoc struct {
-	links   []mdLink
-	anchors map[string]bool
+	links    []mdLink
+	mentions []mdLink // code spans in prose that name a file: see docs_mentions_test.go
+	anchors  map[string]bool
 }
 
-// parseMarkdown collects a document's links (outside code) and the anchors
-// its headings make.
+// parseMarkdown collects a document's links (outside code), its file
+// mentions (code spans outside fenced blocks) and the anchors its headings
+// make.
 func parseMarkdown(text string) mdDoc {
 	d := mdDoc{anchors: map[string]bool{}}
 	seen := map[string]int{}
@@ -192,6 +247,11 @@ func parseMarkdown(text string) mdDoc {
 		for _, m := range htmlIDRE.FindAllStringSubmatch(line, -1) {
 			d.anchors[strings.ToLower(m[1])] = true
 		}
+		for _, span := range codeSpanRE.FindAllString(line, -1) {
+			if p, ok := fileMention(span); ok {
+				d.mentions = append(d.mentions, mdLink{p, i + 1})
+			}
+		}
 		plain := codeSpanRE.ReplaceAllString(line, "")
 		for _, m := range inlineRE.FindAllStringSubmatch(plain, -1) {
 			if m[1] != "" {
@@ -200,6 +260,10 @@ func parseMarkdown(text string) mdDoc {
 		}
 		if m := refDefRE.FindStringSubmatch(plain); m != nil {
 			d.links = append(d.links, mdLink{m[1], i + 1})
+			continue
+		}
+		for _, p := range proseMentions(plain) {
+			d.mentions = append(d.mentions, mdLink{p, i + 1})
 		}
 	}
 	return d
