@@ -41,60 +41,71 @@
 // package missing from the table fails it). "code" is what a package's
 // non-test files may import, "tests" what its tests may import besides;
 // the standard library is free except in codec and jobs (no network, disk
-// or system):
+// or system); frameworks are named by module, without host and version.
+// (Generated from cmd/stalkd/arch_table_test.go's arrows by `go test
+// ./cmd/stalkd -run TestEngineDocArrows -update`; do not edit.)
 //
-//	package                      code                                           tests also
-//	codec                        -                                              testify, yaml.v3
-//	jobs                         jobs/policy,                                   jobs/jobsmodel, testify
-//	                             jobs/internal/{wheel,cron,tubename}
-//	jobs/policy                  jobs/internal/{cron,tubename}                  -
-//	jobs/internal/wheel          -                                              testify
-//	jobs/internal/cron           -                                              -
-//	jobs/internal/tubename       -                                              -
-//	jobs/jobsmodel               jobs                                           -
-//	jobs/cluster                 - (a std-only leaf: Status, ErrNotLeader)      -
-//	wal                          jobs, wal/binlog, wal/internal/fields,         testify
-//	                             tidwall/wal, zerolog
-//	wal/internal/fields          jobs                                           testify
-//	wal/binlog                   - (beanstalkd's binlog: std-only)              engine/enginetest, testify
-//	wal/raft                     jobs, jobs/cluster, wal/internal/fields,       engine/enginetest,
-//	                             hashicorp/raft, go-hclog, raft-wal, zerolog    engine/tlscert, testify
-//	engine                       codec, jobs, jobs/cluster, engine/tlscert,     engine/enginetest,
-//	                             engine/internal/{commit,listen,memreturn,      engine/enginetest/inproc,
-//	                             ratelog,token}, gnet, x/sys, zerolog           go-beanstalk, testify, yaml.v3
-//	engine/front                 codec, engine/tlscert, zerolog                 engine, engine/enginetest,
-//	                                                                            go-beanstalk, testify
-//	engine/embed                 codec, jobs, wal, engine, zerolog,             engine/enginetest,
-//	                             engine/internal/{commit,memreturn}             go-beanstalk, testify
-//	engine/admin                 codec, jobs, jobs/cluster,                     engine, engine/enginetest,
-//	                             engine/internal/{commit,token},                go-beanstalk, chromedp,
-//	                             prometheus/client_golang, zerolog              prometheus model/common, testify
-//	engine/tlscert               -                                              engine/enginetest, testify
-//	engine/internal/commit       jobs                                           testify
-//	engine/internal/listen       -                                              -
-//	engine/internal/memreturn    jobs                                           testify
-//	engine/internal/ratelog      -                                              testify
-//	engine/internal/token        -                                              testify
-//	engine/enginetest            codec, jobs, testify, x/sys, zerolog           -
-//	engine/enginetest/inproc     engine, engine/enginetest, testify, zerolog    -
-//	engine/difftest              -                                              codec, engine, engine/enginetest,
-//	                                                                            .../inproc, testify, zerolog
-//	cmd/stalkd                   engine, engine/admin, engine/embed,            codec, engine/enginetest,
-//	                             engine/front, engine/tlscert, jobs,            go-beanstalk, testify
-//	                             jobs/cluster, wal, wal/raft, x/sys, yaml.v3,
-//	                             zerolog
-//	cmd/stalkctl                 cmd/stalkctl/internal/client, jobs/cluster,    engine, engine/admin,
-//	                             wal, wal/binlog, x/sys, yaml.v3                engine/embed,
-//	                                                                            engine/enginetest(/inproc),
-//	                                                                            jobs, go-beanstalk, testify,
-//	                                                                            zerolog
-//	cmd/stalkctl/internal/client codec                                          -
-//	cmd/examples/gateway         engine, engine/embed, zerolog                  testify
-//	benchmarks/loadgen           -                                              testify
-//	benchmarks/cmd/stalkd-bench  benchmarks/loadgen                             testify
-//	fuzz                         -                                              codec, jobs, jobs/jobsmodel,
-//	                                                                            wal, wal/binlog, wal/raft,
-//	                                                                            testify
+//	package                       code                                          tests also
+//	codec                         -                                             stretchr/testify, yaml.v3
+//	jobs                          jobs/internal/{cron,tubename,wheel},          jobs/jobsmodel, stretchr/testify
+//	                              jobs/policy
+//	jobs/cluster                  -                                             -
+//	jobs/internal/cron            -                                             -
+//	jobs/internal/tubename        -                                             -
+//	jobs/internal/wheel           -                                             stretchr/testify
+//	jobs/jobsmodel                jobs                                          -
+//	jobs/policy                   jobs/internal/{cron,tubename}                 -
+//	wal                           jobs, wal/binlog, wal/internal/fields,        stretchr/testify
+//	                              rs/zerolog, tidwall/wal
+//	wal/binlog                    -                                             engine/enginetest, stretchr/testify
+//	wal/internal/fields           jobs                                          stretchr/testify
+//	wal/raft                      jobs, jobs/cluster, wal/internal/fields,      engine/enginetest, engine/tlscert,
+//	                              hashicorp/go-hclog, hashicorp/raft,           stretchr/testify
+//	                              hashicorp/raft-wal, rs/zerolog
+//	engine                        codec, jobs, jobs/cluster,                    engine/enginetest,
+//	                              engine/internal/commit,                       engine/enginetest/inproc,
+//	                              engine/internal/listen,                       beanstalkd/go-beanstalk, stretchr/testify,
+//	                              engine/internal/memreturn,                    yaml.v3
+//	                              engine/internal/ratelog,
+//	                              engine/internal/token, engine/tlscert,
+//	                              panjf2000/gnet, rs/zerolog, x/sys
+//	engine/admin                  codec, jobs, jobs/cluster,                    engine, engine/enginetest,
+//	                              engine/internal/{commit,token},               beanstalkd/go-beanstalk, chromedp/cdproto,
+//	                              prometheus/client_golang, rs/zerolog          chromedp/chromedp,
+//	                                                                            prometheus/client_model,
+//	                                                                            prometheus/common, stretchr/testify
+//	engine/difftest               -                                             codec, engine, engine/enginetest,
+//	                                                                            engine/enginetest/inproc, rs/zerolog,
+//	                                                                            stretchr/testify
+//	engine/embed                  codec, jobs, wal, engine,                     engine/enginetest,
+//	                              engine/internal/{commit,memreturn},           beanstalkd/go-beanstalk, stretchr/testify
+//	                              rs/zerolog
+//	engine/enginetest             codec, jobs, rs/zerolog, stretchr/testify,    -
+//	                              x/sys
+//	engine/enginetest/inproc      engine, engine/enginetest, rs/zerolog,        -
+//	                              stretchr/testify
+//	engine/front                  codec, engine/tlscert, rs/zerolog             engine, engine/enginetest,
+//	                                                                            beanstalkd/go-beanstalk, stretchr/testify
+//	engine/internal/commit        jobs                                          stretchr/testify
+//	engine/internal/listen        -                                             -
+//	engine/internal/memreturn     jobs                                          stretchr/testify
+//	engine/internal/ratelog       -                                             stretchr/testify
+//	engine/internal/token         -                                             stretchr/testify
+//	engine/tlscert                -                                             engine/enginetest, stretchr/testify
+//	cmd/examples/gateway          engine, engine/embed, rs/zerolog              stretchr/testify
+//	cmd/stalkctl                  jobs/cluster, wal, wal/binlog,                jobs, engine, engine/admin, engine/embed,
+//	                              cmd/stalkctl/internal/client, x/sys, yaml.v3  engine/enginetest,
+//	                                                                            engine/enginetest/inproc,
+//	                                                                            beanstalkd/go-beanstalk, rs/zerolog,
+//	                                                                            stretchr/testify
+//	cmd/stalkctl/internal/client  codec                                         -
+//	cmd/stalkd                    jobs, jobs/cluster, wal, wal/raft, engine,    codec, engine/enginetest,
+//	                              engine/admin, engine/embed, engine/front,     beanstalkd/go-beanstalk, stretchr/testify
+//	                              engine/tlscert, rs/zerolog, x/sys, yaml.v3
+//	benchmarks/cmd/stalkd-bench   benchmarks/loadgen                            stretchr/testify
+//	benchmarks/loadgen            -                                             stretchr/testify
+//	fuzz                          -                                             codec, jobs, jobs/jobsmodel, wal,
+//	                                                                            wal/binlog, wal/raft, stretchr/testify
 //
 // Read downwards: the programs (cmd/...) sit on the rooms, the rooms on
 // codec and jobs, wal and wal/raft beside them on jobs only. No arrow

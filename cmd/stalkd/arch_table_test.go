@@ -5,8 +5,8 @@ package main
 // import, and what its tests may import besides. The standard library is
 // free, except for the pure libraries (codec, jobs and everything under
 // them: see pure). TestArchitectureArrows fails on any import not in the
-// table and on a package missing from it. engine/doc.go draws the same
-// table; change both together.
+// table and on a package missing from it. engine/doc.go's drawing of it is
+// generated: TestEngineDocArrows -update (docs_arrows_test.go).
 
 // Frameworks, by module path (a package path matches its module's).
 const (
