@@ -2,7 +2,7 @@ package codec
 
 // The reply words each command may get: for the reference's commands, the
 // words beanstalkd 1.12 can send to that command (from the protocol text
-// and the reference's observed behaviour, REFERENCE.md §2.8); for
+// and the reference's observed behaviour, ../shared/REFERENCE.md §2.8); for
 // stalkd's own commands (Spec.Ours), stalkd's words, since the reference
 // answers them UNKNOWN_COMMAND. It is the house rule in data: a client's
 // own command never gets a reply word that 1.12 does not send for it,

@@ -8,7 +8,7 @@ import (
 )
 
 // TestRepliesDeclared: every command declares its reply words (quit has
-// none), each a word of the protocol's reply list (REFERENCE.md §2.8) or,
+// none), each a word of the protocol's reply list (../shared/REFERENCE.md §2.8) or,
 // only for stalkd's own commands, one of stalkd's; no command of the
 // reference's may get a word 1.12 does not send.
 func TestRepliesDeclared(t *testing.T) {

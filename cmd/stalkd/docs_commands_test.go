@@ -88,7 +88,7 @@ func commandsTable(specs []codec.Spec) string {
 	return b.String()
 }
 
-// COMPATIBILITY.md spells out the replies of stalkd's own commands; the
+// engine/COMPATIBILITY.md spells out the replies of stalkd's own commands; the
 // commands it lists are exactly those codec's table marks Ours.
 func TestCompatibilityListsOurCommands(t *testing.T) {
 	b, err := os.ReadFile("../../engine/COMPATIBILITY.md")

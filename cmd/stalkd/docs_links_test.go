@@ -32,7 +32,7 @@ func TestDocsLinksResolve(t *testing.T) {
 // docsPending are broken links and mentions ("doc target", without the
 // line) that another branch fixes in a file this one may not edit: links to
 // the generated table of current figures that the benchmarks branch adds,
-// and BENCHMARKS.md's citations of a DESIGN.md that is not in the
+// and benchmarks/BENCHMARKS.md citing a design note that is not in the
 // repository. TestDocsLinksResolve fails when one is no longer broken, so
 // that the entry goes once the fix lands.
 var docsPending = []string{
@@ -83,9 +83,9 @@ func TestDocsLinkCheckBites(t *testing.T) {
 	write("sub/pic.png", "png")
 	write("sub/NOTES.md", "Mentions: `sub/pic.png`, `pic.png`, `../README.md`, `sub/`, `sub/GUIDE.md#flags-and-signals`,\n"+
 		"see GUIDE.md and [NOTES.md](../README.md), `../shared/DESIGN.md`, https://example.com/gone.md,\n"+
-		"`_test.go`, `application/json`, `-b DIR`, `jobs.Policy`, `go test ./...`.\n"+
+		"`_test.go`, `application/json`, `-b DIR`, `jobs.Policy`, `go test ./...`, `../sub/`.\n"+
 		"```sh\ncat engine/gone.go\n```\n"+
-		"Gone: `engine/gone.go`, `GONE.md`, `jobs/nothing/`, see DESIGN.md.\n")
+		"Gone: `engine/gone.go`, `GONE.md`, `jobs/nothing/`, `../jobs/x`, see DESIGN.md.\n")
 	write(".git/x.md", "[ignored](missing.md)")
 
 	problems := checkDocLinks(t, dir)
@@ -98,6 +98,7 @@ func TestDocsLinkCheckBites(t *testing.T) {
 		"sub/NOTES.md:7: `GONE.md`: no such file",
 		"sub/NOTES.md:7: `jobs/nothing/`: no such file",
 		"sub/NOTES.md:7: `DESIGN.md`: no such file",
+		"sub/NOTES.md:7: `../jobs/x`: no such file",
 	}, problems)
 }
 

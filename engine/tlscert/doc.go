@@ -6,7 +6,7 @@
 // a front's connections to the leader's engine), and the bound on a
 // client's handshake (HandshakeTimeout). The engine's TLS
 // listener and a cluster's client front both use it; the TLS connections
-// themselves are served by package engine (tls.go), which runs them
+// themselves are served by package engine (engine/tls.go), which runs them
 // through the same per-connection protocol code as plain ones.
 //
 // It imports only the standard library.

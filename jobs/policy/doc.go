@@ -9,7 +9,7 @@
 // not import this package. Its JSON form is part of the value: a
 // schedule's priority and ttr left out are DefaultPriority and DefaultTTR
 // (Schedule.UnmarshalJSON), and MergePatch applies an RFC 7386 merge patch.
-// POLICIES.md, beside package jobs, has the fine print and examples.
+// jobs/POLICIES.md has the fine print and examples.
 //
 // It may import the standard library (encoding/json included) and jobs'
 // internal cron and tubename packages; never jobs itself, and nothing

@@ -11,7 +11,7 @@ import (
 )
 
 // Policy is what the queue enforces on a tube name, server-side, for every
-// client unchanged (POLICIES.md has the fine print and examples). Every field
+// client unchanged (jobs/POLICIES.md has the fine print and examples). Every field
 // is optional; the zero Policy enforces nothing. It applies while the tube
 // exists and whenever it is created again. A Policy is a value: the queue
 // keeps its own copy, and Policy/Policies hand out copies.

@@ -46,8 +46,9 @@ import (
 // own (pinned here, not jobs' constants), a reserved state is legal (raft
 // replicates reservations; the disk log never holds one) and there is no
 // checksum (raft-wal checksums every entry). A snapshot is the same records,
-// every one a put (see snapshot.go). A reader refuses a version, kind or
-// state it does not know, so an old binary never misreads a new log.
+// every one a put (see fsm.go: Snapshot, Persist). A reader refuses a
+// version, kind or state it does not know, so an old binary never misreads
+// a new log.
 const entryVersion = 1
 
 const (
