@@ -38,7 +38,6 @@ func TestDocsLinksResolve(t *testing.T) {
 var docsPending = []string{
 	"README.md benchmarks/BENCHMARKS.md#current-figures",
 	"cmd/stalkd/README.md ../../benchmarks/BENCHMARKS.md#current-figures",
-	"wal/raft/README.md ../../benchmarks/BENCHMARKS.md#current-figures",
 	"benchmarks/BENCHMARKS.md `DESIGN.md`",
 }
 
