@@ -203,6 +203,8 @@ var (
 	refDefRE   = regexp.MustCompile(`^ {0,3}\[[^\]]+\]:\s*<?(\S+?)>?(?:\s+.*)?$`)
 	codeSpanRE = regexp.MustCompile("`+[^`]*`+")
 	htmlIDRE   = regexp.MustCompile(`<a\s+(?:name|id)="([^"]+)"`)
+	// a link in a heading, which slugs as its text
+	headingLinkRE = regexp.MustCompile(`!?\[([^\]]*)\]\([^)]*\)`)
 )
 
 type mdLink struct {
@@ -274,7 +276,7 @@ func parseMarkdown(text string) mdDoc {
 // letter, digit, space, hyphen or underscore dropped, spaces turned into
 // hyphens. A repeated slug gets -1, -2, ... (parseMarkdown adds those).
 func githubSlug(heading string) string {
-	heading = regexp.MustCompile(`!?\[([^\]]*)\]\([^)]*\)`).ReplaceAllString(heading, "$1")
+	heading = headingLinkRE.ReplaceAllString(heading, "$1")
 	var b strings.Builder
 	for _, r := range strings.ToLower(heading) {
 		switch {
