@@ -6,6 +6,7 @@ import (
 	"go/token"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -18,12 +19,12 @@ import (
 // A doc that names a file in prose - a code span such as `engine/tls.go`,
 // `POLICIES.md` or `../../jobs/policy/` - must name one that exists, as a
 // link must (TestDocsLinksResolve checks both). A mention resolves from the
-// doc's own directory or from the repository's root. Paths outside the
-// repository, and files of other projects that a doc names, are listed in
-// mentionsElsewhere. Plain words count too where they end in .md or .go
-// ("see engine/COMPATIBILITY.md"); a link's text does not (its target is
-// checked). TestGoCommentsMentionFiles holds the Go comments to the same
-// rules.
+// doc's own directory or one above it, up to the repository's root. Paths
+// outside the repository, and files of other projects that a doc names,
+// are listed in mentionsElsewhere. Plain words count too where they end in
+// .md or .go ("see engine/COMPATIBILITY.md"); a link's text does not (its
+// target is checked). TestGoCommentsMentionFiles holds the Go comments to
+// the same rules.
 
 // mentionExts are the file kinds a code span must end in to count as a file
 // mention; a span with a slash also counts when its first element is one of
@@ -93,7 +94,9 @@ func fileMention(span string) (string, bool) {
 }
 
 // checkMention says what is wrong with one file mention of the doc rel
-// (its path from root, slashed) in the repository at root, or "".
+// (its path from root, slashed) in the repository at root, or "". The
+// mention may be relative to the doc's directory or any directory above it
+// up to root (the benchmarks' notes named from benchmarks/cmd/stalkd-bench).
 func checkMention(root, rel, mention string) string {
 	for _, pre := range mentionsElsewhere.prefixes {
 		if strings.HasPrefix(mention, pre) {
@@ -106,13 +109,15 @@ func checkMention(root, rel, mention string) string {
 		}
 	}
 	p := filepath.FromSlash(mention)
-	for _, base := range []string{filepath.Join(root, filepath.Dir(filepath.FromSlash(rel))), root} {
-		dest := filepath.Join(base, p)
+	for dir := path.Dir(rel); ; dir = path.Dir(dir) {
+		dest := filepath.Join(root, filepath.FromSlash(dir), p)
 		if inside(root, dest) && exists(dest) {
 			return ""
 		}
+		if dir == "." {
+			return "no such file"
+		}
 	}
-	return "no such file"
 }
 
 // inside reports whether p lies in the directory root.
@@ -157,10 +162,13 @@ func TestGoCommentsMentionFilesBites(t *testing.T) {
 	}
 	write("README.md", "# x\n")
 	write("a/doc.go", "// Package a: see README.md, b.go and a/doc.go; not gone.go.\npackage a\n")
+	write("a/c/c.go", "// Package c: NOTES.md, as a/NOTES.md, and README.md are above; ../c.go is not.\npackage c\n")
+	write("a/NOTES.md", "notes\n")
 	write("a/b.go", "package a\n\nvar x = 1 // as in GONE.md, https://example.com/c.go\n")
 	assert.ElementsMatch(t, []string{
 		"a/doc.go:1: gone.go: no such file",
 		"a/b.go:3: GONE.md: no such file",
+		"a/c/c.go:1: ../c.go: no such file",
 	}, checkGoMentions(t, dir))
 }
 
