@@ -2,6 +2,7 @@ package jobs
 
 import (
 	"math"
+	"sync"
 
 	"github.com/stalkd/stalkd/jobs/internal/cron"
 )
@@ -111,6 +112,7 @@ type putCall struct {
 	ref  bool      // the caller holds a tube reference for the job (a scheduled put)
 	st   int
 	w    *wakeups
+	wk   wakeups // w's storage for a client's put (putPolicied)
 
 	// Results, when a rule disposed of the put (or added a record).
 	id    uint64 // the id to answer: the job's, unless a rule answers another
@@ -135,6 +137,25 @@ func (c *compiled) entered(q *Queue, t *tube, j *job, pc *putCall) {
 	for _, r := range c.enters {
 		r.entered(q, t, j, pc)
 	}
+}
+
+// putCalls recycles the putCall (and wakeups) of a client's put into a
+// tube with a policy: the rules see it through interfaces, so it would
+// otherwise escape to the heap on every such put.
+var putCalls = sync.Pool{New: func() any { return new(putCall) }}
+
+// putPolicied is Session.Put past building new job j, for tube t whose
+// policy is set: t.mu is held on entry and released on return.
+func (q *Queue) putPolicied(t *tube, j *job, now int64, st int) (id, seq uint64, err error) {
+	pc := putCalls.Get().(*putCall)
+	*pc = putCall{q: q, t: t, j: j, now: now, st: st}
+	pc.w = &pc.wk
+	seq, err = q.putWithPolicy(pc) // unlocks t
+	q.finish(pc.w)
+	id = pc.id
+	*pc = putCall{}
+	putCalls.Put(pc)
+	return id, seq, err
 }
 
 // putWithPolicy stores pc's new job in its tube, whose policy is set,
@@ -216,6 +237,22 @@ type requeueCall struct {
 	seq   uint64
 	err   error
 	retry bool // the job or policy changed while locks were swapped: start again
+}
+
+// requeueCalls recycles the requeueCall the rules see (through
+// interfaces, so it would escape to the heap on every requeue).
+var requeueCalls = sync.Pool{New: func() any { return new(requeueCall) }}
+
+// runRequeue runs the requeue rules on in and returns it with their
+// results; took: one took the job (t.mu released). t.mu held.
+func (c *compiled) runRequeue(in requeueCall) (out requeueCall, took bool) {
+	rc := requeueCalls.Get().(*requeueCall)
+	*rc = in
+	took = c.requeue(rc)
+	out = *rc
+	*rc = requeueCall{}
+	requeueCalls.Put(rc)
+	return out, took
 }
 
 // requeue runs the requeue rules; true: one took the job (t.mu released).

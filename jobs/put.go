@@ -42,14 +42,11 @@ func (s *Session) Put(r PutRequest) (id, seq uint64, err error) {
 	} else {
 		j.state = Ready
 	}
-	var w wakeups
 	t.mu.Lock()
 	if t.pol != nil {
-		pc := putCall{q: q, t: t, j: j, now: now, st: s.stripe(), w: &w}
-		seq, err = q.putWithPolicy(&pc) // unlocks t
-		q.finish(&w)
-		return pc.id, seq, err
+		return q.putPolicied(t, j, now, s.stripe())
 	}
+	var w wakeups
 	if seq, err = q.logJob(j, RecPut); err != nil {
 		t.mu.Unlock()
 		recycle(j)
@@ -117,8 +114,8 @@ func (s *Session) Release(id uint64, pri uint32, delay time.Duration) (uint64, e
 	}
 	now := q.clock.Now()
 	if t.pol != nil {
-		rc := requeueCall{q: q, t: t, j: j, owner: s, why: byRelease, now: now, st: s.stripe(), delay: int64(delay)}
-		if t.pol.requeue(&rc) {
+		rc, took := t.pol.runRequeue(requeueCall{q: q, t: t, j: j, owner: s, why: byRelease, now: now, st: s.stripe(), delay: int64(delay)})
+		if took {
 			if rc.retry {
 				return s.Release(id, pri, delay)
 			}
@@ -162,8 +159,8 @@ func (s *Session) Bury(id uint64, pri uint32) (uint64, error) {
 		return 0, ErrNotFound
 	}
 	if t.pol != nil {
-		rc := requeueCall{q: s.q, t: t, j: j, owner: s, why: byBury, now: s.q.clock.Now(), st: s.stripe()}
-		if t.pol.requeue(&rc) {
+		rc, took := t.pol.runRequeue(requeueCall{q: s.q, t: t, j: j, owner: s, why: byBury, now: s.q.clock.Now(), st: s.stripe()})
+		if took {
 			if rc.retry {
 				return s.Bury(id, pri)
 			}

@@ -358,8 +358,8 @@ func (s *Session) releaseAll() {
 		if q.stillLive(j, id) && j.state == Reserved && j.ext.reserver == s {
 			now := q.clock.Now()
 			if t.pol != nil {
-				rc := requeueCall{q: q, t: t, j: j, owner: s, why: byClose, now: now, st: s.stripe()}
-				if t.pol.requeue(&rc) {
+				rc, took := t.pol.runRequeue(requeueCall{q: q, t: t, j: j, owner: s, why: byClose, now: now, st: s.stripe()})
+				if took {
 					if rc.err == nil {
 						continue // the rule released t.mu; on a retry the job is still first
 					}

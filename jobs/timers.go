@@ -311,8 +311,8 @@ func (q *Queue) jobTimer(t *tube, j *job, id uint64, now int64) {
 	case j.state == Reserved && now > j.ext.deadline:
 		var delay int64
 		if t.pol != nil {
-			rc := requeueCall{q: q, t: t, j: j, why: byTimeout, now: now}
-			if t.pol.requeue(&rc) {
+			rc, took := t.pol.runRequeue(requeueCall{q: q, t: t, j: j, why: byTimeout, now: now})
+			if took {
 				if rc.retry {
 					q.jobTimer(t, j, id, now)
 				}
