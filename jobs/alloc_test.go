@@ -80,3 +80,42 @@ func exactAllocs(f func()) float64 {
 	runtime.ReadMemStats(&after)
 	return float64(after.Mallocs-before.Mallocs) / runs
 }
+
+// A tube with a policy runs its rules through the per-tube hook (hook.go)
+// on every put and requeue; the calls the rules see are recycled, so a put
+// + reserve + release + reserve + delete cycle there allocates nothing
+// either (a regression here was a putCall and its wakeups escaping on
+// every put, policy or not).
+func TestSteadyStateAllocationsWithPolicy(t *testing.T) {
+	if raceEnabledInternal {
+		t.Skip("the race detector allocates")
+	}
+	f := newFixture(t)
+	require.NoError(t, f.q.SetPolicy("default", Policy{MaxReady: 1 << 20, MaxReserves: 1 << 30}))
+	p, _ := f.session()
+	c, _ := f.session()
+	payload := body("a preallocated body of a modest size")
+	cycle := func() {
+		id, _, err := p.Put(PutRequest{Pri: 1, TTR: time.Minute, Owned: payload})
+		if err != nil {
+			panic(err)
+		}
+		d, err := c.Reserve(0)
+		if err != nil || d.ID != id {
+			panic("reserve")
+		}
+		if _, err = c.Release(id, 1, 0); err != nil {
+			panic(err)
+		}
+		if d, err = c.Reserve(0); err != nil || d.ID != id {
+			panic("reserve again")
+		}
+		if _, err = c.Delete(id); err != nil {
+			panic(err)
+		}
+	}
+	for range 10_000 {
+		cycle()
+	}
+	assert.Equal(t, 0.0, testing.AllocsPerRun(10_000, cycle))
+}

@@ -114,3 +114,40 @@ func BenchmarkRestore1M(b *testing.B) {
 		}
 	}
 }
+
+// The same hot path in a tube without a policy (one nil check per
+// operation) and in one with a policy whose rules run on every requeue
+// and put (max_ready far from full, max_reserves never reached): the cost
+// of the per-tube hook (hook.go). benchmarks/BENCHMARKS.md has the A/B.
+func BenchmarkPutReserveDeletePolicy(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		p    Policy
+	}{
+		{"none", Policy{}},
+		{"max_ready+max_reserves", Policy{MaxReady: 1 << 30, MaxReserves: 1 << 30}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			q := New(Config{Clock: NewManualClock(1e18)})
+			if !c.p.IsZero() {
+				if err := q.SetPolicy("default", c.p); err != nil {
+					b.Fatal(err)
+				}
+			}
+			s := q.NewSession(nil)
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, _, err := s.Put(PutRequest{Pri: 1, TTR: time.Minute, Owned: benchBody}); err != nil {
+					b.Fatal(err)
+				}
+				d, err := s.Reserve(0)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := s.Delete(d.ID); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -80,6 +80,12 @@
 // change of one field is UpdatePolicySeq with MergePolicyPatch, applied
 // under the policy lock. A tube without a policy pays a nil check.
 //
+// Enforcement sits behind one per-tube hook (hook.go): a policy compiles
+// into rules run at three points of a job's life (admit a new job, a job
+// entered the tube, a reserved job going back). A new kind of policy is a
+// file with its rule and one line in ruleKinds; put.go, timers.go and
+// session.go call the hook points, never a kind.
+//
 // Callbacks (a session's wake function) never run under a queue lock: the
 // waits won under a tube lock are collected and finished after it is
 // released. Counters are striped per session and summed by Stats.
@@ -99,7 +105,8 @@
 // (Redrive: a dead-letter tube back to its jobs' origins), policies.go (the
 // policy map and its changes), policyset.go (replacing the whole set at
 // once), policycounters.go (counters that belong to a policy, not a tube),
-// overflow.go (max_ready), schedule.go (a compiled policy's schedules),
+// hook.go (a compiled policy and its per-tube hook), overflow.go
+// (max_ready), schedule.go (a compiled policy's schedules),
 // schedule_runs.go (their last and next runs), journal.go (the journal
 // seam), restore.go (replay,
 // compaction, replicated mode), stats.go, inspect.go (peek and monitoring

@@ -42,7 +42,7 @@ func (t *tube) held(now int64) bool {
 // throttled refills t's bucket at now and reports whether it lacks a
 // token. t.mu held, t.pol set.
 func (t *tube) throttled(now int64) bool {
-	r := t.pol.p.ReserveRate
+	r := t.pol.rate
 	if r == 0 {
 		return false
 	}
@@ -58,7 +58,7 @@ func (t *tube) throttled(now int64) bool {
 
 // spend takes a token for one reserve from t. t.mu held.
 func (t *tube) spend() {
-	if t.pol != nil && t.pol.p.ReserveRate > 0 {
+	if t.pol != nil && t.pol.rate > 0 {
 		t.tokens--
 	}
 }
@@ -67,7 +67,7 @@ func (t *tube) spend() {
 // after throttled reported true.
 func (t *tube) tokenAt() int64 {
 	need := 1 - t.tokens
-	return t.refilled + int64(math.Ceil(need*1e9/t.pol.p.ReserveRate))
+	return t.refilled + int64(math.Ceil(need*1e9/t.pol.rate))
 }
 
 // armForToken arms t's timer for its next token if sessions wait on it with

@@ -22,45 +22,68 @@ type schedMark struct {
 	at    int64
 }
 
-// overflow disposes of new job j, built for tube t and not yet stored,
+// overflowRule is max_ready's rule: it admits a put while the tube holds
+// fewer than max_ready ready or delayed jobs, and otherwise disposes of it
+// as the policy's Overflow says.
+type overflowRule struct{}
+
+func compileOverflow(c *compiled) any {
+	if c.p.MaxReady == 0 {
+		return nil
+	}
+	return overflowRule{}
+}
+
+func (overflowRule) admit(pc *putCall) bool {
+	if !pc.t.full() {
+		return false
+	}
+	pc.seq, pc.moved, pc.err = pc.q.overflow(pc)
+	return true
+}
+
+// overflow disposes of pc's new job, built for tube t and not yet stored,
 // when t is at its max_ready. t.mu is held on entry and released on
-// return. ref says the caller holds a tube reference for the job (a
+// return. pc.ref says the caller holds a tube reference for the job (a
 // scheduled put acquires one); overflow keeps it when the job stays in t
-// and drops it otherwise. On ErrQueueFull or a journal error j is
+// and drops it otherwise. On ErrQueueFull or a journal error the job is
 // recycled. moved reports that the job went to another tube, where its
 // schedule mark cannot travel (the caller records the schedule's progress
 // another way).
-func (q *Queue) overflow(t *tube, j *job, m schedMark, ref bool, st int, w *wakeups) (seq uint64, moved bool, err error) {
+func (q *Queue) overflow(pc *putCall) (seq uint64, moved bool, err error) {
+	t, j := pc.t, pc.j
 	c := t.pol
 	switch c.p.Overflow {
 	case policy.OverflowBury:
-		if seq, err = q.putBuried(t, j, m, st); err != nil {
+		if seq, err = q.putBuried(t, j, pc.mark, pc.st); err != nil {
 			t.mu.Unlock()
 			recycle(j)
-			if ref {
+			if pc.ref {
 				q.releaseTube(t)
 			}
 			return 0, false, err
 		}
-		if !ref {
+		if !pc.ref {
 			t.refs.Add(1) // the job's reference
 		}
 		c.ctr.overflowed.Add(1)
+		pc.seq = seq
+		c.entered(q, t, j, pc)
 		t.mu.Unlock()
-		return seq, false, ErrPutBuried
+		return pc.seq, false, ErrPutBuried
 	case policy.OverflowDeadLetter:
 		dl := c.p.DeadLetter
 		t.mu.Unlock()
-		if ref {
+		if pc.ref {
 			defer q.releaseTube(t) // the job goes elsewhere
 		}
-		seq, err = q.overflowDeadLetter(c, j, dl, st, w)
+		seq, err = q.overflowDeadLetter(c, j, dl, pc.st, pc.w)
 		return seq, err == nil, err
 	}
 	c.ctr.refusedFull.Add(1)
 	t.mu.Unlock()
 	recycle(j)
-	if ref {
+	if pc.ref {
 		q.releaseTube(t)
 	}
 	return 0, false, ErrQueueFull
@@ -112,15 +135,8 @@ func (q *Queue) overflowDeadLetter(c *compiled, j *job, dl string, st int, w *wa
 		recycle(j)
 		return 0, err
 	}
-	q.jobs.put(j)
-	q.stats.add(st, cHeldBytes, j.held())
-	d.totalJobs++
-	q.stats.add(st, cTotalJobs, 1)
-	if j.state == Delayed {
-		q.delay(d, j, st)
-	} else {
-		q.makeReady(d, j, q.clock.Now(), st, w)
-	}
+	q.insert(d, j, q.clock.Now(), st, w)
+	q.joined(d, j)
 	c.ctr.overflowed.Add(1)
 	d.mu.Unlock()
 	return seq, nil

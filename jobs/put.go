@@ -9,7 +9,10 @@ import "time"
 // ErrDraining; the id is spent either way. A tube at its policy's
 // max_ready overflows (overflow.go): ErrQueueFull (nothing stored),
 // ErrPutBuried (the job is stored, buried: id and seq are valid) or nil
-// with the job stored in the dead-letter tube.
+// with the job stored in the dead-letter tube. A tube whose policy has
+// unique keys answers a duplicate with the id of the job it duplicates and
+// stores nothing (unique.go). The policy's rules run through the tube's
+// hook (hook.go).
 func (s *Session) Put(r PutRequest) (id, seq uint64, err error) {
 	q := s.q
 	id = r.ID
@@ -39,27 +42,18 @@ func (s *Session) Put(r PutRequest) (id, seq uint64, err error) {
 	} else {
 		j.state = Ready
 	}
-	var w wakeups
 	t.mu.Lock()
-	if t.pol != nil && t.full() {
-		seq, _, err = q.overflow(t, j, schedMark{}, false, s.stripe(), &w) // unlocks t
-		q.finish(&w)
-		return id, seq, err
+	if t.pol != nil {
+		return q.putPolicied(t, j, now, s.stripe())
 	}
+	var w wakeups
 	if seq, err = q.logJob(j, RecPut); err != nil {
 		t.mu.Unlock()
+		recycle(j)
 		return id, 0, err
 	}
 	t.refs.Add(1)
-	q.jobs.put(j)
-	q.stats.add(s.stripe(), cHeldBytes, j.held())
-	t.totalJobs++
-	q.stats.add(s.stripe(), cTotalJobs, 1)
-	if r.Delay > 0 {
-		q.delay(t, j, s.stripe())
-	} else {
-		q.makeReady(t, j, now, s.stripe(), &w)
-	}
+	q.insert(t, j, now, s.stripe(), &w)
 	t.mu.Unlock()
 	q.finish(&w)
 	return id, seq, nil
@@ -119,12 +113,15 @@ func (s *Session) Release(id uint64, pri uint32, delay time.Duration) (uint64, e
 		return 0, ErrNotFound
 	}
 	now := q.clock.Now()
-	if t.pol != nil && t.exhausted(j) {
-		seq, retry, err := q.retire(t, j, s, false, now, s.stripe())
-		if retry {
-			return s.Release(id, pri, delay)
+	if t.pol != nil {
+		rc, took := t.pol.runRequeue(requeueCall{q: q, t: t, j: j, owner: s, why: byRelease, now: now, st: s.stripe(), delay: int64(delay)})
+		if took {
+			if rc.retry {
+				return s.Release(id, pri, delay)
+			}
+			return rc.seq, rc.err
 		}
-		return seq, err
+		delay = time.Duration(rc.delay)
 	}
 	rec := j.record(RecUpdate)
 	rec.Pri, rec.Delay, rec.Releases = pri, delay, j.ext.releases+1
@@ -160,6 +157,15 @@ func (s *Session) Bury(id uint64, pri uint32) (uint64, error) {
 	t, j := s.own(id)
 	if j == nil {
 		return 0, ErrNotFound
+	}
+	if t.pol != nil {
+		rc, took := t.pol.runRequeue(requeueCall{q: s.q, t: t, j: j, owner: s, why: byBury, now: s.q.clock.Now(), st: s.stripe()})
+		if took {
+			if rc.retry {
+				return s.Bury(id, pri)
+			}
+			return rc.seq, rc.err
+		}
 	}
 	defer t.mu.Unlock()
 	rec := j.record(RecUpdate)

@@ -1,50 +1,20 @@
 package jobs
 
 import (
-	"math"
 	"time"
 
-	"github.com/stalkd/stalkd/jobs/internal/cron"
 	"github.com/stalkd/stalkd/jobs/internal/wheel"
 )
 
-// This file holds a policy compiled for the queue (package policy checks
-// it; here it gains its parsed schedules) and its schedules: recurring puts into its tube, each
-// driven by a timer in the timing wheels (no goroutine). A schedule fires
+// This file holds a compiled policy's schedules (hook.go compiles them):
+// recurring puts into its tube, each driven by a timer in the timing
+// wheels (no goroutine). A schedule fires
 // at each time of its cron expression; when it fires late (the queue was
 // down, or Tick was not called), it puts one job, for the latest time due,
 // and skips the earlier missed ones. The put carries the time it stands for
 // (Record.Sched, SchedAt), so that a journal replay or a new leader knows
 // the schedule's progress exactly: a time is put once, across restarts and
 // failovers, as long as the put reached the journal.
-
-// compiled is a validated policy as the queue applies it: its value, its
-// reserve_rate bucket size and its parsed schedules. Immutable once built:
-// tubes share it without a lock.
-type compiled struct {
-	p     Policy
-	burst float64 // ceil(ReserveRate)
-	crons []cron.Schedule
-	// ctr are the counters of the tube name's policy: the one object every
-	// compiled value of that policy shares, from set to removal.
-	ctr *policyCounters
-}
-
-// compilePolicy validates p and compiles it.
-func compilePolicy(p Policy) (*compiled, error) {
-	if err := p.Validate(); err != nil {
-		return nil, err
-	}
-	c := &compiled{p: p.Clone(), burst: math.Ceil(p.ReserveRate), ctr: &policyCounters{}}
-	for _, s := range p.Schedule {
-		cs, err := cron.ParseIn(s.Cron, s.TZ)
-		if err != nil {
-			return nil, err // not reached: Validate parsed it
-		}
-		c.crons = append(c.crons, cs)
-	}
-	return c, nil
-}
 
 // next returns the first time of schedule i strictly after t (Clock ns), or
 // false if it has none.
@@ -130,10 +100,9 @@ func (c *compiled) latest(i int, at, now int64) int64 {
 }
 
 // schedPut puts schedule i's job into e's tube, marked as the fire at at.
-// Like Session.Put it is refused by drain mode, and max_ready's overflow
-// decides as for a put (overflow.go). A waiter
-// that wins the job is added to w, for the caller to finish once setMu is
-// released. setMu held.
+// Like Session.Put it is refused by drain mode, and the tube's policy
+// decides as for a put (hook.go: max_ready overflows). A waiter that wins the job is added to w, for the caller to
+// finish once setMu is released. setMu held.
 func (q *Queue) schedPut(e *policyEntry, i int, at int64, w *wakeups) error {
 	if q.draining.Load() {
 		return ErrDraining
@@ -148,34 +117,23 @@ func (q *Queue) schedPut(e *policyEntry, i int, at int64, w *wakeups) error {
 	j.setBody([]byte(s.Body))
 	mark := schedMark{sched: uint32(i + 1), at: at}
 	t.mu.Lock()
-	if t.pol != nil && t.full() {
-		_, moved, err := q.overflow(t, j, mark, true, 0, w) // unlocks t
-		if err == nil || err == ErrPutBuried {
-			e.c.ctr.scheduledPuts.Add(1)
-		}
-		if moved {
-			// The job went to the dead-letter tube without the mark:
-			// record the schedule's progress in a policy record instead.
-			fired := append([]int64(nil), e.fired...)
-			fired[i] = at
-			_, _ = q.append(Record{Kind: RecPolicy, Tube: e.tube, Policy: &PolicyRecord{Policy: e.c.p, Fired: fired}})
-		}
-		return err
-	}
-	rec := j.record(RecPut)
-	rec.Sched, rec.SchedAt = mark.sched, mark.at
-	if _, err := q.append(rec); err != nil {
+	if t.pol == nil { // not reached: the schedule's policy is the tube's
 		t.mu.Unlock()
 		recycle(j)
 		q.releaseTube(t)
-		return err
+		return nil
 	}
-	q.jobs.put(j)
-	q.stats.add(0, cHeldBytes, j.held())
-	t.totalJobs++
-	e.c.ctr.scheduledPuts.Add(1)
-	q.stats.add(0, cTotalJobs, 1)
-	q.makeReady(t, j, now, 0, w)
-	t.mu.Unlock()
-	return nil
+	pc := putCall{q: q, t: t, j: j, now: now, mark: mark, ref: true, w: w}
+	_, err := q.putWithPolicy(&pc) // unlocks t
+	if err == nil || err == ErrPutBuried {
+		e.c.ctr.scheduledPuts.Add(1)
+	}
+	if pc.moved {
+		// The job went to the dead-letter tube without the mark: record
+		// the schedule's progress in a policy record instead.
+		fired := append([]int64(nil), e.fired...)
+		fired[i] = at
+		_, _ = q.append(Record{Kind: RecPolicy, Tube: e.tube, Policy: &PolicyRecord{Policy: e.c.p, Fired: fired}})
+	}
+	return err
 }

@@ -356,11 +356,27 @@ func (s *Session) releaseAll() {
 		var w wakeups
 		t.mu.Lock()
 		if q.stillLive(j, id) && j.state == Reserved && j.ext.reserver == s {
+			now := q.clock.Now()
+			if t.pol != nil {
+				rc, took := t.pol.runRequeue(requeueCall{q: q, t: t, j: j, owner: s, why: byClose, now: now, st: s.stripe()})
+				if took {
+					if rc.err == nil {
+						continue // the rule released t.mu; on a retry the job is still first
+					}
+					// The journal refused the rule's change: the job goes
+					// back as usual, so that the loop ends.
+					t.mu.Lock()
+					if !q.stillLive(j, id) || j.state != Reserved || j.ext.reserver != s {
+						t.mu.Unlock()
+						continue
+					}
+				}
+			}
 			if q.replicated || t.countsReserves() {
 				q.logRequeued(j, false)
 			}
 			q.unreserve(t, j, s.stripe())
-			q.makeReady(t, j, q.clock.Now(), s.stripe(), &w)
+			q.makeReady(t, j, now, s.stripe(), &w)
 		}
 		t.mu.Unlock()
 		q.finish(&w)

@@ -308,22 +308,47 @@ func (q *Queue) jobTimer(t *tube, j *job, id uint64, now int64) {
 		t.delayed.remove(j)
 		q.stats.add(0, cDelayed, -1)
 		q.makeReady(t, j, now, 0, &w)
-	case j.state == Reserved && now > j.ext.deadline && t.exhausted(j):
-		if _, retry, _ := q.retire(t, j, nil, true, now, 0); retry {
-			q.jobTimer(t, j, id, now)
-		}
-		return // retire released t.mu (and a failed journal fails later commits)
 	case j.state == Reserved && now > j.ext.deadline:
-		if q.replicated || t.countsReserves() {
-			q.logRequeued(j, true)
+		var delay int64
+		if t.pol != nil {
+			rc, took := t.pol.runRequeue(requeueCall{q: q, t: t, j: j, why: byTimeout, now: now})
+			if took {
+				if rc.retry {
+					q.jobTimer(t, j, id, now)
+				}
+				return // the rule released t.mu (and a failed journal fails later commits)
+			}
+			delay = rc.delay
 		}
-		q.unreserve(t, j, 0)
-		j.ext.timeouts++
-		q.stats.add(0, cTimeouts, 1)
-		q.makeReady(t, j, now, 0, &w)
+		q.timeOut(t, j, now, delay, &w)
 	}
 	t.mu.Unlock()
 	q.finish(&w)
+}
+
+// timeOut gives back reserved job j of t, whose TTR ran out: ready, or
+// delayed by delay (a policy's backoff), which is then journaled so that a
+// restart keeps it. t.mu held.
+func (q *Queue) timeOut(t *tube, j *job, now, delay int64, w *wakeups) {
+	x := j.ext
+	if delay > 0 {
+		rec := j.record(RecUpdate)
+		rec.Timeouts++
+		rec.State, rec.Delay, rec.Deadline = Delayed, durationOf(delay), now+delay
+		_, _ = q.append(rec) // a failed journal fails every later commit
+	} else if q.replicated || t.countsReserves() {
+		q.logRequeued(j, true)
+	}
+	q.unreserve(t, j, 0)
+	x.timeouts++
+	q.stats.add(0, cTimeouts, 1)
+	if delay > 0 {
+		x.delay = delay
+		j.state, x.deadline = Delayed, now+delay
+		q.delay(t, j, 0)
+		return
+	}
+	q.makeReady(t, j, now, 0, w)
 }
 
 // keepFired: a firing buffer longer than this is dropped after use, so that

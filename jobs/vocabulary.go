@@ -219,3 +219,19 @@ const (
 // *PolicyError naming the field. Pure, safe for concurrent use: see
 // policy.MergePatch and Queue.UpdatePolicySeq.
 func MergePolicyPatch(p Policy, patch []byte) (Policy, error) { return policy.MergePatch(p, patch) }
+
+// DecodePolicy reads one tube policy in JSON and validates it: the one
+// strict decoder the admin API, the daemon's --policies file and stalkctl
+// (through the API) share. A refusal is a *PolicyError naming the field.
+// Pure, safe for concurrent use: see policy.Decode.
+func DecodePolicy(b []byte) (Policy, error) { return policy.Decode(b) }
+
+// CheckPolicyPatch checks a JSON merge patch of a policy as far as it can
+// without the policy it applies to (one object of known fields with the
+// right types); MergePolicyPatch validates the result. Pure: see
+// policy.CheckPatch.
+func CheckPolicyPatch(b []byte) error { return policy.CheckPatch(b) }
+
+// PolicyMessage says what is wrong with a refused policy in the API's
+// words, "field: reason". Pure: see policy.Message.
+func PolicyMessage(err error) string { return policy.Message(err) }

@@ -9,8 +9,8 @@
 //     pause and clear, to redrive a dead-letter tube and move a job
 //     (redrive.go; a follower forwards both through a MoveForwarder), and to
 //     read, set, merge (PATCH, policy_patch.go) and remove tube policies
-//     (policy.go; DecodePolicy is the one decoder of a policy, which the
-//     daemon's --policies file shares; each schedule is shown with its last
+//     (policy.go; the one strict decoder of a policy is jobs/policy's Decode,
+//     which DecodePolicy names and the daemon's --policies file shares; each schedule is shown with its last
 //     and next run, policy_view.go); for a cluster member (Options.Cluster), /v1/cluster
 //     and its membership calls, and 421 not_leader from the queue endpoints
 //     of a follower (cluster.go);

@@ -48,10 +48,7 @@ func patchTypeRefusal(r *http.Request) string {
 // of the field's type or null. The result of applying it is validated by
 // jobs.MergePolicyPatch. Errors are *jobs.PolicyError, as DecodePolicy's.
 // Pure, safe for concurrent use.
-func DecodePatch(b []byte) error {
-	_, err := decodeFields(b)
-	return err
-}
+func DecodePatch(b []byte) error { return jobs.CheckPolicyPatch(b) }
 
 // patchPolicy is PUT's handler past reading the body, for PATCH.
 func (s *Server) patchPolicy(w http.ResponseWriter, r *http.Request, name string, b []byte) {

@@ -1,7 +1,6 @@
 package admin
 
 import (
-	"reflect"
 	"time"
 
 	"github.com/stalkd/stalkd/jobs"
@@ -30,12 +29,6 @@ type scheduleView struct {
 	jobs.Schedule
 	LastRun *time.Time `json:"last_run"`
 	NextRun *time.Time `json:"next_run"`
-}
-
-// readOnlyField reports whether key, met in a decoded object of Go type t,
-// is one the API shows but does not take (DecodePolicy skips it).
-func readOnlyField(t reflect.Type, key string) bool {
-	return t == reflect.TypeFor[jobs.Schedule]() && (key == "last_run" || key == "next_run")
 }
 
 // viewOf joins a policy and its runs (PolicyRuns' answer).

@@ -39,16 +39,7 @@ func MergePatch(p Policy, patch []byte) (Policy, error) {
 	if err != nil {
 		return Policy{}, &Error{Reason: err.Error()}
 	}
-	var out Policy
-	dec := json.NewDecoder(bytes.NewReader(merged))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&out); err != nil {
-		return Policy{}, decodeError(err)
-	}
-	if err := out.Validate(); err != nil {
-		return Policy{}, err
-	}
-	return out, nil
+	return Decode(merged)
 }
 
 // mergeValue is RFC 7386's MergePatch(target, patch). It may change target.
@@ -83,16 +74,4 @@ func decodeGeneric(b []byte) (any, error) {
 		return nil, errors.New("want one JSON value, found more after it")
 	}
 	return v, nil
-}
-
-// decodeError names the field of a decoding error.
-func decodeError(err error) error {
-	var te *json.UnmarshalTypeError
-	if errors.As(err, &te) {
-		return &Error{Field: te.Field, Reason: "want " + te.Type.String() + ", not " + te.Value}
-	}
-	if f, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
-		return &Error{Field: strings.Trim(f, `"`), Reason: "unknown field"}
-	}
-	return &Error{Reason: strings.TrimPrefix(err.Error(), "json: ")}
 }
