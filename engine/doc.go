@@ -26,7 +26,9 @@
 //     rooms share (the commit waiter; binding; giving memory back;
 //     rate-limited warnings; auth tokens).
 //   - engine/enginetest (and inproc): the wire-test kit, imported by
-//     tests only; engine/difftest: the differential tests.
+//     tests only; engine/difftest: the differential tests;
+//     engine/robustness: the robustness suite (faults, histories checked
+//     with porcupine against engine/robustness/model).
 //
 // TLS connections stay in engine (tls.go, transport.go) rather than a
 // subpackage: a TLS connection is served by the same unexported conn as a
@@ -54,10 +56,12 @@
 //	jobs/jobsmodel               jobs                                           -
 //	jobs/cluster                 - (a std-only leaf: Status, ErrNotLeader)      -
 //	wal                          jobs, wal/internal/fields, tidwall/wal,        testify
-//	                             zerolog
+//	                             zerolog, wal/failpoint (-tags failpoints)
 //	wal/internal/fields          jobs                                           testify
+//	wal/failpoint                - (test builds only: disk and clock faults)    -
 //	wal/raft                     jobs, jobs/cluster, wal/internal/fields,       engine/enginetest,
-//	                             hashicorp/raft, go-hclog, raft-wal, zerolog    engine/tlscert, testify
+//	                             hashicorp/raft, go-hclog, raft-wal, zerolog,   engine/tlscert, testify
+//	                             wal/failpoint (-tags failpoints)
 //	engine                       codec, jobs, jobs/cluster, engine/tlscert,     engine/enginetest,
 //	                             engine/internal/{commit,listen,memreturn,      engine/enginetest/inproc,
 //	                             ratelog,token}, gnet, x/sys, zerolog           go-beanstalk, testify, yaml.v3
@@ -78,6 +82,9 @@
 //	engine/enginetest/inproc     engine, engine/enginetest, testify, zerolog    -
 //	engine/difftest              -                                              codec, engine, engine/enginetest,
 //	                                                                            .../inproc, testify, zerolog
+//	engine/robustness/model      porcupine                                      testify
+//	engine/robustness            -                                              engine/robustness/model,
+//	                                                                            engine/enginetest, porcupine, testify
 //	cmd/stalkd                   engine, engine/admin, engine/embed,            codec, engine/enginetest,
 //	                             engine/front, engine/tlscert, jobs,            go-beanstalk, testify
 //	                             jobs/cluster, wal, wal/raft, x/sys, yaml.v3,
