@@ -137,6 +137,22 @@ func (q *Queue) JournalErr() error {
 	return err
 }
 
+// Staller is implemented by a journal that can tell when changes wait on a
+// slow disk. Stall describes the wait ("" when nothing is slow); it must
+// be cheap, safe for concurrent use, and do no I/O.
+type Staller interface {
+	Stall() string
+}
+
+// JournalStall is the journal's Stall, or "" when it has none (or there is
+// no journal): why changes wait for the disk, for health checks.
+func (q *Queue) JournalStall() string {
+	if s, ok := q.journal.(Staller); ok {
+		return s.Stall()
+	}
+	return ""
+}
+
 // Peek returns any job by id, whatever its state and tube.
 func (q *Queue) Peek(id uint64) (JobData, error) {
 	d, ok := q.jobs.data(id)
