@@ -1,0 +1,218 @@
+package robustness
+
+import (
+	"fmt"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stalkd/stalkd/engine/enginetest"
+)
+
+// system is what the clients talk to: one node with -b, or three cluster
+// members with node TLS whose raft links each run through a FaultProxy
+// (links[i][j] carries what node i dials to node j), as cmd/stalkd's fault
+// tests arrange it: each node's --raft-peers names itself at its real raft
+// address and each peer at the proxy of its link to that peer.
+type system struct {
+	cluster bool
+	nodes   []*node
+	links   [3][3]*enginetest.FaultProxy
+}
+
+// raftTimeout is the cluster's --raft-timeout: above the default, for a
+// shared 2-core machine where 300 ms makes even an idle cluster re-elect.
+const raftTimeout = "1s"
+
+func startSingle(t testing.TB, root, bin string) (*system, error) {
+	n, err := newNode(root, "single", bin, false, "-f", "0")
+	if err != nil {
+		return nil, err
+	}
+	s := &system{nodes: []*node{n}}
+	t.Cleanup(s.stop)
+	return s, n.start()
+}
+
+func startCluster(t testing.TB, root, bin string) (*system, error) {
+	ca := enginetest.NewCA(t, "robustness-ca")
+	s := &system{cluster: true}
+	t.Cleanup(s.stop)
+	raftAddrs := make([]string, 3)
+	for i := range 3 {
+		raftAddrs[i] = enginetest.FreeAddr(t)
+	}
+	for i := range 3 {
+		for j := range 3 {
+			if i != j {
+				s.links[i][j] = enginetest.NewFaultProxy(t, raftAddrs[j])
+			}
+		}
+	}
+	for i := range 3 {
+		id := fmt.Sprintf("n%d", i+1)
+		cert, key, _ := ca.Issue(t, id)
+		var view []string
+		for j := range 3 {
+			addr := raftAddrs[j]
+			if i != j {
+				addr = s.links[i][j].Addr()
+			}
+			view = append(view, fmt.Sprintf("n%d=%s", j+1, addr))
+		}
+		n, err := newNode(root, id, bin, true, "--raft-id", id, "--raft-addr", raftAddrs[i],
+			"--raft-peers", strings.Join(view, ","), "--raft-timeout", raftTimeout,
+			"--raft-tls-cert", cert, "--raft-tls-key", key, "--raft-tls-ca", ca.CAFile)
+		if err != nil {
+			return nil, err
+		}
+		s.nodes = append(s.nodes, n)
+	}
+	for _, n := range s.nodes {
+		if err := n.start(); err != nil {
+			return s, err
+		}
+	}
+	_, err := s.waitLeader(60 * time.Second)
+	return s, err
+}
+
+func (s *system) stop() {
+	for _, n := range s.nodes {
+		n.kill()
+	}
+}
+
+// leader returns the running node that leads in the highest term, or -1.
+func (s *system) leader() int {
+	best, term := -1, 0.0
+	for i, n := range s.nodes {
+		if tm := n.term(); tm > term && n.running() {
+			best, term = i, tm
+		}
+	}
+	return best
+}
+
+func (s *system) waitLeader(within time.Duration) (int, error) {
+	if !s.cluster {
+		return 0, nil
+	}
+	deadline := time.Now().Add(within)
+	for time.Now().Before(deadline) {
+		if l := s.leader(); l >= 0 {
+			return l, nil
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return -1, fmt.Errorf("no leader within %v", within)
+}
+
+// serving waits until a put is acknowledged through every running node
+// (and deletes it), or fails after within.
+func (s *system) serving(within time.Duration) error {
+	deadline := time.Now().Add(within)
+	for _, n := range s.nodes {
+		if !n.running() {
+			continue
+		}
+		for {
+			if err := probePut(n.clientAddr()); err == nil {
+				break
+			} else if time.Now().After(deadline) {
+				return fmt.Errorf("%s does not serve puts %v after the fault: %v", n.id, within, err)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	return nil
+}
+
+// probePut puts a job into a tube of its own and deletes it.
+func probePut(addr string) error {
+	c, err := net.DialTimeout("tcp", addr, time.Second)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(12 * time.Second))
+	if _, err := c.Write([]byte("use robustness-probe\r\nput 0 0 60 5\r\nprobe\r\n")); err != nil {
+		return err
+	}
+	buf := make([]byte, 256)
+	got := ""
+	for strings.Count(got, "\r\n") < 2 {
+		k, err := c.Read(buf)
+		if err != nil {
+			return err
+		}
+		got += string(buf[:k])
+	}
+	lines := strings.Split(got, "\r\n")
+	var id uint64
+	if _, err := fmt.Sscanf(lines[1], "INSERTED %d", &id); err != nil {
+		return fmt.Errorf("probe put: %q", lines[1])
+	}
+	_, _ = fmt.Fprintf(c, "delete %d\r\n", id)
+	_, _ = c.Read(buf)
+	return nil
+}
+
+// Partitions, in the cluster (each through the proxies of node i's links).
+
+func (s *system) each(i int, f func(from, to int, l *enginetest.FaultProxy)) {
+	for j := range s.nodes {
+		if j != i {
+			f(i, j, s.links[i][j])
+			f(j, i, s.links[j][i])
+		}
+	}
+}
+
+// isolate cuts every link of node i.
+func (s *system) isolate(i int) { s.each(i, func(_, _ int, l *enginetest.FaultProxy) { l.Cut() }) }
+
+// silence drops every byte node i sends (out) or receives (!out) on its links.
+func (s *system) silence(i int, out bool) {
+	s.each(i, func(from, _ int, l *enginetest.FaultProxy) {
+		up := from == i // Up carries the dialer's bytes
+		if !out {
+			up = !up
+		}
+		if up {
+			l.Set(enginetest.Up, enginetest.Drop)
+		} else {
+			l.Set(enginetest.Down, enginetest.Drop)
+		}
+	})
+}
+
+// slow delays every byte to and from node i by d.
+func (s *system) slow(i int, d time.Duration) {
+	s.each(i, func(_, _ int, l *enginetest.FaultProxy) {
+		l.Set(enginetest.Up, enginetest.Delay(d))
+		l.Set(enginetest.Down, enginetest.Delay(d))
+	})
+}
+
+func (s *system) heal() {
+	if !s.cluster {
+		return
+	}
+	for i := range s.nodes {
+		s.each(i, func(_, _ int, l *enginetest.FaultProxy) { l.Heal() })
+	}
+}
+
+// snapshotsInstalled counts remote snapshots installed: after one, that
+// node dials its peers at the leader's view, bypassing the proxies.
+func (s *system) snapshotsInstalled() int {
+	k := 0
+	for _, n := range s.nodes {
+		n.mu.Lock()
+		k += n.snapshots
+		n.mu.Unlock()
+	}
+	return k
+}
