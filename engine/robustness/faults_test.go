@@ -152,6 +152,7 @@ func (f *faultRun) diskStall() error {
 	// A put to start an fsync that stalls.
 	go func() {
 		if p, err := dial(n.clientAddr()); err == nil {
+			_, _, _ = p.do("use robustness-stall", nil, replyWithin)
 			_, _, _ = p.do("put 0 0 60 4", []byte("slow"), replyWithin)
 			p.close()
 		}

@@ -167,7 +167,7 @@ func TestRecheck(t *testing.T) {
 	require.NoError(t, json.Unmarshal(b, &o))
 	ops := readHistory(t, path)
 	r := model.Check(model.Config{Cluster: o.Cluster}, ops, 10*time.Minute)
-	t.Logf("%d operations: %v, ids %v, in %v", len(ops), r.Verdict, r.IDs, r.Took)
+	t.Logf("%d operations: %v, ids %v, in %v\n%s", len(ops), r.Verdict, r.IDs, r.Took, r.Explain())
 	out, err := os.Create(filepath.Join(filepath.Dir(path), "recheck.html"))
 	require.NoError(t, err)
 	defer out.Close()

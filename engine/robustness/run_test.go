@@ -135,6 +135,7 @@ func save(t testing.TB, out string, sys *system, h *history, r model.Result, res
 	}
 	h.mu.Unlock()
 	write("history.jsonl", []byte(strings.Join(lines, "\n")+"\n"))
+	write("explain.txt", []byte(r.Explain()))
 	if f, err := os.Create(filepath.Join(dir, "history.html")); err == nil {
 		_ = r.Visualize(f)
 		f.Close()

@@ -153,7 +153,12 @@ func (w *worker) step() {
 	if err != nil {
 		r.Reply = "error: " + err.Error()
 	}
-	if out.Unknown {
+	if out.Unknown && (err != nil || w.sys.cluster) {
+		// No reply: the command may still take effect, at any time. In a
+		// cluster even a reply (INTERNAL_ERROR when the leader changed)
+		// does not bound it: a new leader may commit the old one's entry.
+		// A single node's INTERNAL_ERROR or OUT_OF_MEMORY comes after
+		// whatever the command did.
 		r.Return = model.Never
 	}
 	w.h.add(r)
@@ -161,6 +166,7 @@ func (w *worker) step() {
 	if out.Unknown {
 		w.mayHold = w.mayHold || in.Kind == model.Reserve || in.Kind == model.Touch
 		w.hangUp() // a fresh session: what this one holds is no longer known
+		time.Sleep(time.Duration(100+w.rng.IntN(200)) * time.Millisecond)
 	}
 }
 
@@ -285,6 +291,9 @@ func sweep(h *history, n *node) error {
 				return err
 			}
 		}
+		if _, _, err := c.do("ignore default", nil, replyWithin); err != nil {
+			return err
+		}
 		do := func(in model.Input, line string) (model.Output, error) {
 			in.Group, in.Session = g, session
 			call := h.now()
@@ -292,7 +301,7 @@ func sweep(h *history, n *node) error {
 			out := h.outcome(g, in, reply, data, err)
 			r := record{Op: model.Op{Client: -1 - g, Input: in, Output: out, Call: call, Return: h.now()},
 				Node: n.id, Cmd: line, Reply: reply, Read: isRead(in.Kind)}
-			if out.Unknown {
+			if out.Unknown && (err != nil || n.cluster) {
 				r.Return = model.Never
 			}
 			h.add(r)

@@ -19,6 +19,10 @@
 // TTR far longer than they last, so a TTR never runs out inside one, and
 // delayed jobs never come due by themselves (only kick moves them).
 //
+// stats-job is checked for tube, state, priority and the counters; a
+// single node's reserve count is not (it is not logged: after a restart it
+// counts again from the job's last record, as beanstalkd's does).
+//
 // Order: ready jobs are served by priority, then id, across the watched
 // tubes; buried jobs are kicked first buried, first kicked; delayed jobs
 // (all with the same delay) in the order they were delayed.

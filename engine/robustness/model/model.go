@@ -137,8 +137,9 @@ type Result struct {
 	// Took is how long the check ran.
 	Took time.Duration
 
-	info  porcupine.LinearizationInfo
-	model porcupine.Model
+	info    porcupine.LinearizationInfo
+	model   porcupine.Model
+	history []porcupine.Operation
 }
 
 // OK reports whether the history was accepted.
@@ -158,5 +159,5 @@ func Check(c Config, ops []Op, timeout time.Duration) Result {
 		hist[i] = porcupine.Operation{ClientId: op.Client, Input: op.Input, Output: op.Output, Call: op.Call, Return: op.Return}
 	}
 	verdict, info := porcupine.CheckOperationsVerbose(m, hist, timeout)
-	return Result{Verdict: verdict, IDs: CheckIDs(ops), Took: time.Since(start), info: info, model: m}
+	return Result{Verdict: verdict, IDs: CheckIDs(ops), Took: time.Since(start), info: info, model: m, history: hist}
 }

@@ -233,3 +233,35 @@ func TestGroupsApart(t *testing.T) {
 	h.op(99, 9000, 9010, Input{Kind: Reserve, Group: 3, Watch: 1}, reserved(4, 3))
 	assert.False(t, h.check(t, Config{}).OK())
 }
+
+// TestManyUnknownPutsStayCheap: puts whose outcome is unknown (a dead
+// journal, a killed server) add jobs that may not exist, one state for
+// all of them: a history with dozens of them checks at once, and a later
+// reply still settles each.
+func TestManyUnknownPutsStayCheap(t *testing.T) {
+	h := new(hist)
+	at := int64(0)
+	for j := 1; j <= 40; j++ {
+		in := putIn(j, uint32(j%3))
+		in.Delayed = j%5 == 0
+		h.op(100+j, at, Never, in, unknown())
+		at += 10
+	}
+	h.op(1, at, at+5, putIn(99, 0), inserted(500))
+	h.op(2, at+10, at+15, rsv(0), reserved(500, 99))
+	h.op(2, at+20, at+25, rsv(0), reserved(7, 3)) // one unknown put happened
+	h.op(2, at+30, at+35, rsv(0), word(TimedOut))
+	h.op(2, at+40, at+45, Input{Kind: Kick, Count: 100}, Output{Word: Kicked, Count: 2})
+	h.op(2, at+50, at+55, Input{Kind: PeekReady}, Output{Word: Found, ID: 12, Job: 10})
+	start := time.Now()
+	r := h.check(t, Config{})
+	assert.True(t, r.OK(), "%v\n%s", r.Verdict, r.Explain())
+	assert.Less(t, time.Since(start), 5*time.Second)
+
+	// A job that may not exist never excuses one that does.
+	bad := new(hist).
+		op(1, 0, Never, putIn(1, 5), unknown()).
+		op(2, 10, 20, putIn(2, 1), inserted(2)).
+		op(3, 30, 40, rsv(0), reserved(9, 1))
+	assert.False(t, bad.check(t, Config{}).OK())
+}

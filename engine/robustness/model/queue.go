@@ -16,6 +16,7 @@ type job struct {
 	pri   uint32
 	owner int    // reserved: the session holding it; 0 is an orphan (cluster)
 	order uint64 // buried, delayed: rank of entry, first in first out
+	maybe bool   // its put's outcome is not known: it may not exist
 
 	reserves, releases, buries, kicks uint32
 }
@@ -94,21 +95,28 @@ func better(a, b *job) bool {
 	return a.id != 0 && b.id != 0 && a.id < b.id
 }
 
-// candidates are the ready jobs in tubes (a bit per tube) that no other
-// such job is certainly served before: usually one; more only while ids
-// are unknown.
-func (q *queue) candidates(tubes uint32) []int {
+// ready returns the ready jobs in tubes (a bit per tube), those that may
+// not exist included.
+func (q *queue) ready(tubes uint32) []int {
 	var in []int
 	for i := range q.jobs {
 		if q.jobs[i].state == Ready && tubes&(1<<q.jobs[i].tube) != 0 {
 			in = append(in, i)
 		}
 	}
+	return in
+}
+
+// candidates are the ready jobs in tubes that no other such job certain
+// to exist is served before: usually one (plus the jobs that may not
+// exist); more only while ids are unknown.
+func (q *queue) candidates(tubes uint32) []int {
+	in := q.ready(tubes)
 	var out []int
 	for _, i := range in {
 		best := true
 		for _, k := range in {
-			if k != i && better(&q.jobs[k], &q.jobs[i]) {
+			if k != i && !q.jobs[k].maybe && better(&q.jobs[k], &q.jobs[i]) {
 				best = false
 				break
 			}
@@ -120,16 +128,69 @@ func (q *queue) candidates(tubes uint32) []int {
 	return out
 }
 
-// first returns the buried (or delayed) job of tube that entered first, or -1.
-func (q *queue) first(tube int, s State) int {
+// served checks that job i may be the one served among the ready jobs in
+// tubes, and settles the jobs that may not exist: i exists, and each one
+// served before it does not (else it would have been served). It returns
+// false when a job certain to exist comes before i. q is changed: pass a
+// clone.
+func (q *queue) served(i int, tubes uint32) bool {
+	var gone []int
+	for _, k := range q.ready(tubes) {
+		if k != i && better(&q.jobs[k], &q.jobs[i]) {
+			if !q.jobs[k].maybe {
+				return false
+			}
+			gone = append(gone, k)
+		}
+	}
+	q.jobs[i].maybe = false
+	q.drop(gone)
+	return true
+}
+
+// none checks that no job of ready (indexes) exists: false when one is
+// certain to; the others are dropped. q is changed: pass a clone.
+func (q *queue) none(idx []int) bool {
+	for _, k := range idx {
+		if !q.jobs[k].maybe {
+			return false
+		}
+	}
+	q.drop(idx)
+	return true
+}
+
+// drop removes the jobs at idx.
+func (q *queue) drop(idx []int) {
+	slices.Sort(idx)
+	for n := len(idx) - 1; n >= 0; n-- {
+		q.remove(idx[n])
+	}
+}
+
+// first returns the buried (or delayed) job of tube that entered first, or
+// -1; among those certain to exist when certain.
+func (q *queue) first(tube int, s State, certain bool) int {
 	at := -1
 	for i := range q.jobs {
 		j := &q.jobs[i]
-		if j.tube == tube && j.state == s && (at < 0 || j.order < q.jobs[at].order) {
+		if j.tube == tube && j.state == s && !(certain && j.maybe) && (at < 0 || j.order < q.jobs[at].order) {
 			at = i
 		}
 	}
 	return at
+}
+
+// inState returns the jobs of tube in state s, in order of entry.
+func (q *queue) inState(tube int, s State) []int {
+	var idx []int
+	for i := range q.jobs {
+		if q.jobs[i].tube == tube && q.jobs[i].state == s {
+			idx = append(idx, i)
+		}
+	}
+	slices.SortFunc(idx, func(a, b int) int { return int(q.jobs[a].order) - int(q.jobs[b].order) })
+	return idx
 }
 
 func (q *queue) equal(o *queue) bool { return slices.Equal(q.jobs, o.jobs) }
@@ -148,6 +209,9 @@ func (q *queue) hash() uint64 {
 		put(j.id)
 		put(uint64(j.tube)<<40 | uint64(j.state)<<32 | uint64(j.pri))
 		put(uint64(j.owner)<<32 | j.order)
+		if j.maybe {
+			put(1)
+		}
 		put(uint64(j.reserves)<<48 ^ uint64(j.releases)<<32 ^ uint64(j.buries)<<16 ^ uint64(j.kicks))
 	}
 	return h.Sum64()
@@ -162,6 +226,9 @@ func (q *queue) String() string {
 		s := fmt.Sprintf("j%d id=%d t%d %s pri=%d", j.key, j.id, j.tube, j.state, j.pri)
 		if j.state == ReservedState {
 			s += fmt.Sprintf(" by s%d", j.owner)
+		}
+		if j.maybe {
+			s += " (maybe)"
 		}
 		parts = append(parts, s)
 	}

@@ -25,11 +25,11 @@ func (c Config) step(q *queue, in Input, out Output) []*queue {
 	case Delete, Release, Bury, Touch:
 		return c.finish(q, in, out)
 	case Kick:
-		next = kick(q, in, out)
+		return kick(q, in, out)
 	case KickJob:
 		next = kickJob(q, in, out)
 	case Peek, StatsJob:
-		next = lookAt(q, in, out)
+		next = c.lookAt(q, in, out)
 	case PeekReady, PeekDelayed, PeekBuried:
 		next = peekTube(q, in, out)
 	}
@@ -40,18 +40,23 @@ func (c Config) step(q *queue, in Input, out Output) []*queue {
 }
 
 // unknown: the operation took effect (with whatever reply the server
-// would have sent), or it did not.
+// would have sent), or it did not. A put of unknown outcome adds a job that
+// may not exist (one state, not two: a later reply settles it).
 func (c Config) unknown(q *queue, in Input) []*queue {
 	all := []*queue{q}
 	switch in.Kind {
 	case Put:
 		if q.byKey(in.Job) < 0 {
-			all = append(all, put(q, in, Output{Word: Inserted}))
+			n := put(q, in, Output{Word: Inserted})
+			n.jobs[n.byKey(in.Job)].maybe = true
+			return []*queue{n}
 		}
 	case Reserve:
 		for _, i := range q.candidates(in.Watch) {
 			j := q.jobs[i]
-			all = append(all, reserve(q, in, Output{Word: Reserved, Job: j.key, ID: j.id}))
+			if n := reserve(q, in, Output{Word: Reserved, Job: j.key, ID: j.id}); n != nil {
+				all = append(all, n)
+			}
 		}
 	case Delete, Release, Bury, Touch:
 		if i := q.byID(in.ID); i >= 0 && (q.jobs[i].state != ReservedState || c.mayFinish(&q.jobs[i], in.Session)) {
@@ -59,19 +64,9 @@ func (c Config) unknown(q *queue, in Input) []*queue {
 			all = append(all, c.finish(q, in, Output{Word: w})...)
 		}
 	case Kick:
-		n := 0
-		for i := range q.jobs {
-			if j := &q.jobs[i]; j.tube == in.Tube && (j.state == BuriedState || j.state == Delayed) {
-				n++
-			}
-		}
-		if n > 0 && in.Count > 0 {
-			// KICKED k for whichever k the server would say: try them all.
-			for k := 1; k <= min(n, in.Count); k++ {
-				if s := kick(q, in, Output{Word: Kicked, Count: k}); s != nil {
-					all = append(all, s)
-				}
-			}
+		// KICKED k for whichever k the server would say: try them all.
+		for k := 1; k <= in.Count; k++ {
+			all = append(all, kick(q, in, Output{Word: Kicked, Count: k})...)
 		}
 	case KickJob:
 		if s := kickJob(q, in, Output{Word: Kicked}); s != nil {
@@ -150,29 +145,27 @@ func put(q *queue, in Input, out Output) *queue {
 func reserve(q *queue, in Input, out Output) *queue {
 	switch out.Word {
 	case TimedOut:
-		if in.Timeout < 0 || len(q.candidates(in.Watch)) > 0 {
+		if in.Timeout < 0 {
 			return nil
 		}
-		return q
+		n := q.clone()
+		if !n.none(n.ready(in.Watch)) {
+			return nil
+		}
+		return n
 	case Reserved:
 	default:
 		return nil
 	}
 	i := q.byKey(out.Job)
-	if i < 0 {
-		return nil
-	}
-	ok := false
-	for _, c := range q.candidates(in.Watch) {
-		ok = ok || c == i
-	}
-	if !ok {
+	if i < 0 || q.jobs[i].state != Ready || in.Watch&(1<<q.jobs[i].tube) == 0 {
 		return nil
 	}
 	n := q.clone()
-	if !learn(n, i, out.ID) {
+	if !learn(n, i, out.ID) || !n.served(i, in.Watch) {
 		return nil
 	}
+	i = n.byKey(out.Job)
 	j := &n.jobs[i]
 	j.state, j.owner = ReservedState, in.Session
 	j.reserves++
@@ -231,30 +224,50 @@ func (c Config) finish(q *queue, in Input, out Output) []*queue {
 }
 
 // kick moves up to Count buried jobs of the tube to ready, first buried
-// first; when none is buried, delayed ones.
-func kick(q *queue, in Input, out Output) *queue {
+// first; when none is buried, delayed ones. Delayed jobs that may not
+// exist make the count uncertain: each way they may be is tried (buried
+// jobs always exist: only a reserved job is buried).
+func kick(q *queue, in Input, out Output) []*queue {
 	if out.Word != Kicked {
 		return nil
 	}
 	from := BuriedState
-	if q.first(in.Tube, BuriedState) < 0 {
+	if q.first(in.Tube, BuriedState, false) < 0 {
 		from = Delayed
 	}
-	n := q.clone()
-	k := 0
-	for ; k < in.Count; k++ {
-		i := n.first(in.Tube, from)
-		if i < 0 {
-			break
+	var maybes []int
+	for _, i := range q.inState(in.Tube, from) {
+		if q.jobs[i].maybe {
+			maybes = append(maybes, i)
 		}
-		n.jobs[i].state, n.jobs[i].order = Ready, 0
-		n.jobs[i].kicks++
 	}
-	if k != out.Count {
-		return nil
+	var all []*queue
+	for mask := range 1 << min(len(maybes), 8) {
+		n := q.clone()
+		var gone []int
+		for b, i := range maybes {
+			if b < 8 && mask&(1<<b) == 0 {
+				gone = append(gone, n.jobs[i].key)
+			}
+		}
+		for _, key := range gone {
+			n.remove(n.byKey(key))
+		}
+		k := 0
+		for _, i := range n.inState(in.Tube, from) {
+			if k == in.Count {
+				break
+			}
+			n.jobs[i].state, n.jobs[i].order, n.jobs[i].maybe = Ready, 0, false
+			n.jobs[i].kicks++
+			k++
+		}
+		if k == out.Count {
+			n.normalize()
+			all = append(all, n)
+		}
 	}
-	n.normalize()
-	return n
+	return all
 }
 
 func kickJob(q *queue, in Input, out Output) *queue {
@@ -274,7 +287,7 @@ func kickJob(q *queue, in Input, out Output) *queue {
 }
 
 // lookAt is peek and stats-job: by id.
-func lookAt(q *queue, in Input, out Output) *queue {
+func (c Config) lookAt(q *queue, in Input, out Output) *queue {
 	i := q.byID(in.ID)
 	if out.Word == NotFound {
 		if i < 0 {
@@ -288,6 +301,9 @@ func lookAt(q *queue, in Input, out Output) *queue {
 		if i = q.byKey(out.Job); i < 0 || q.jobs[i].id != 0 {
 			return nil
 		}
+	}
+	if i >= 0 && q.jobs[i].maybe {
+		return nil // never by id: no reply told its id
 	}
 	if i < 0 {
 		return nil
@@ -303,7 +319,13 @@ func lookAt(q *queue, in Input, out Output) *queue {
 	case in.Kind == StatsJob && out.Word == OK && out.Stats != nil:
 		want := JobStats{Tube: j.tube, State: j.state, Pri: j.pri,
 			Reserves: j.reserves, Releases: j.releases, Buries: j.buries, Kicks: j.kicks}
-		if *out.Stats != want {
+		got := *out.Stats
+		if !c.Cluster {
+			// A single node does not log reserves (nor does beanstalkd):
+			// after a restart the count starts again from the last record.
+			got.Reserves, want.Reserves = 0, 0
+		}
+		if got != want {
 			return nil
 		}
 		return q
@@ -313,31 +335,45 @@ func lookAt(q *queue, in Input, out Output) *queue {
 
 // peekTube is peek-ready, peek-delayed and peek-buried of the used tube.
 func peekTube(q *queue, in Input, out Output) *queue {
-	var can []int
-	switch in.Kind {
-	case PeekReady:
-		can = q.candidates(1 << in.Tube)
-	case PeekDelayed:
-		if i := q.first(in.Tube, Delayed); i >= 0 {
-			can = []int{i}
-		}
-	case PeekBuried:
-		if i := q.first(in.Tube, BuriedState); i >= 0 {
-			can = []int{i}
-		}
-	}
-	if out.Word == NotFound {
-		if len(can) == 0 {
-			return q
+	n := q.clone()
+	if in.Kind == PeekReady {
+		switch out.Word {
+		case NotFound:
+			if n.none(n.ready(1 << in.Tube)) {
+				return n
+			}
+		case Found:
+			i := n.byKey(out.Job)
+			if i >= 0 && n.jobs[i].state == Ready && n.jobs[i].tube == in.Tube && learn(n, i, out.ID) && n.served(i, 1<<in.Tube) {
+				return n
+			}
 		}
 		return nil
 	}
-	if out.Word != Found {
+	s := Delayed
+	if in.Kind == PeekBuried {
+		s = BuriedState
+	}
+	line := n.inState(in.Tube, s)
+	switch out.Word {
+	case NotFound:
+		if n.none(line) {
+			return n
+		}
+		return nil
+	case Found:
+	default:
 		return nil
 	}
-	for _, i := range can {
-		if q.jobs[i].key == out.Job {
-			n := q.clone()
+	// The one found, and before it only jobs that may not exist (they do not).
+	for at, i := range line {
+		if n.jobs[i].key == out.Job {
+			key := n.jobs[i].key
+			if !n.none(line[:at]) {
+				return nil
+			}
+			i = n.byKey(key)
+			n.jobs[i].maybe = false
 			if !learn(n, i, out.ID) {
 				return nil
 			}
