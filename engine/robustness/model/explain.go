@@ -62,7 +62,9 @@ func ret(r int64) string {
 	return fmt.Sprint(r)
 }
 
-func key(op porcupine.Operation) string { return fmt.Sprintf("%d/%d/%v", op.ClientId, op.Call, op.Input) }
+func key(op porcupine.Operation) string {
+	return fmt.Sprintf("%d/%d/%v", op.ClientId, op.Call, op.Input)
+}
 
 // partition returns partition p of the checked history, by call time.
 func (r Result) partition(p int) []porcupine.Operation {
