@@ -35,8 +35,13 @@ func (r Result) Explain() string {
 			fmt.Fprintf(&b, "  [%d..%s] %s\n", op.Call, ret(op.Return), Describe(op.Input.(Input), op.Output.(Output)))
 		}
 		st := r.model.Init()
-		for _, op := range longest {
-			_, st = r.model.Step(st, op.Input, op.Output)
+		for k, op := range longest {
+			ok, next := r.model.Step(st, op.Input, op.Output)
+			if !ok {
+				fmt.Fprintf(&b, "  (replaying it fails at step %d: %s)\n", k, Describe(op.Input.(Input), op.Output.(Output)))
+				break
+			}
+			st = next
 		}
 		fmt.Fprintf(&b, "  states then:\n    %s\n", strings.ReplaceAll(r.model.DescribeState(st), "\n", "\n    "))
 		fmt.Fprintf(&b, "  next operations not explained (by call time):\n")
