@@ -31,6 +31,9 @@ func (cn *conn) put(cmd *codec.Command) {
 	}
 	mark := len(cn.out)
 	cn.out = codec.AppendInserted(cn.out, id)
+	if plantedBug {
+		seq = 0 // the planted bug: acknowledge before the commit
+	}
 	cn.done(mark, seq, commitFailWord(codec.OpPut))
 }
 

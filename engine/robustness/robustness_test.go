@@ -166,7 +166,11 @@ func TestRecheck(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(b, &o))
 	ops := readHistory(t, path)
-	r := model.Check(model.Config{Cluster: o.Cluster}, ops, 10*time.Minute)
+	within := 10 * time.Minute
+	if d, err := time.ParseDuration(os.Getenv("STALKD_ROBUST_CHECK_WITHIN")); err == nil {
+		within = d
+	}
+	r := model.Check(model.Config{Cluster: o.Cluster}, ops, within)
 	t.Logf("%d operations: %v, ids %v, in %v\n%s", len(ops), r.Verdict, r.IDs, r.Took, r.Explain())
 	out, err := os.Create(filepath.Join(filepath.Dir(path), "recheck.html"))
 	require.NoError(t, err)

@@ -265,3 +265,25 @@ func TestManyUnknownPutsStayCheap(t *testing.T) {
 		op(3, 30, 40, rsv(0), reserved(9, 1))
 	assert.False(t, bad.check(t, Config{}).OK())
 }
+
+// TestClusterOrphanSettles: a closed connection's job in a cluster is
+// ready or an orphan, one state; the first reply that tells settles it.
+func TestClusterOrphanSettles(t *testing.T) {
+	c := Config{Cluster: true}
+	base := func() *hist {
+		return new(hist).
+			op(1, 0, 10, putIn(1, 0), inserted(1)).
+			op(2, 20, 30, rsv(0), reserved(1, 1)).
+			op(2, 40, 41, Input{Kind: Close}, unknown())
+	}
+	assert.True(t, base().op(3, 50, 60, rsv(0), word(TimedOut)).
+		op(3, 70, 80, Input{Kind: Release, ID: 1}, word(Released)).
+		op(4, 90, 100, rsv(0), reserved(1, 1)).check(t, c).OK(), "an orphan, adopted and released")
+	assert.False(t, base().op(3, 50, 60, rsv(0), word(TimedOut)).
+		op(4, 70, 80, rsv(0), reserved(1, 1)).check(t, c).OK(), "an orphan served inside its TTR")
+	assert.False(t, base().op(3, 50, 60, rsv(0), reserved(1, 1)).
+		op(4, 70, 80, Input{Kind: StatsJob, ID: 1}, Output{Word: OK, Stats: &JobStats{State: ReservedState, Reserves: 2}}).
+		op(5, 90, 100, rsv(0), reserved(1, 1)).check(t, c).OK(), "ready, then served twice")
+	assert.True(t, base().op(3, 50, 60, Input{Kind: StatsJob, ID: 1}, Output{Word: OK, Stats: &JobStats{State: Ready, Reserves: 1}}).
+		op(4, 70, 80, rsv(0), reserved(1, 1)).check(t, c).OK(), "ready after the close")
+}

@@ -17,6 +17,10 @@ type job struct {
 	owner int    // reserved: the session holding it; 0 is an orphan (cluster)
 	order uint64 // buried, delayed: rank of entry, first in first out
 	maybe bool   // its put's outcome is not known: it may not exist
+	// orphan: ready, or (in a cluster) reserved by nobody until its TTR:
+	// its reserver's connection closed, and the leader may have died
+	// first. The first reply that tells settles it.
+	orphan bool
 
 	reserves, releases, buries, kicks uint32
 }
@@ -25,6 +29,7 @@ type job struct {
 // changed once built: each step copies it (clone).
 type queue struct {
 	jobs []job
+	h    uint64 // its hash, once computed (a queue never changes once stepped)
 }
 
 func (q *queue) clone() *queue { return &queue{jobs: slices.Clone(q.jobs)} }
@@ -116,7 +121,7 @@ func (q *queue) candidates(tubes uint32) []int {
 	for _, i := range in {
 		best := true
 		for _, k := range in {
-			if k != i && !q.jobs[k].maybe && better(&q.jobs[k], &q.jobs[i]) {
+			if k != i && !q.jobs[k].uncertain() && better(&q.jobs[k], &q.jobs[i]) {
 				best = false
 				break
 			}
@@ -128,35 +133,41 @@ func (q *queue) candidates(tubes uint32) []int {
 	return out
 }
 
+// uncertain: a job that may not exist, or may not be ready.
+func (j *job) uncertain() bool { return j.maybe || j.orphan }
+
 // served checks that job i may be the one served among the ready jobs in
-// tubes, and settles the jobs that may not exist: i exists, and each one
-// served before it does not (else it would have been served). It returns
-// false when a job certain to exist comes before i. q is changed: pass a
-// clone.
+// tubes, and settles the uncertain ones: i exists and is ready, and each
+// one served before it does not exist or is an orphan (else it would have
+// been served). It returns false when a job certainly ready comes before
+// i. q is changed: pass a clone.
 func (q *queue) served(i int, tubes uint32) bool {
-	var gone []int
+	var before []int
 	for _, k := range q.ready(tubes) {
 		if k != i && better(&q.jobs[k], &q.jobs[i]) {
-			if !q.jobs[k].maybe {
-				return false
-			}
-			gone = append(gone, k)
+			before = append(before, k)
 		}
 	}
-	q.jobs[i].maybe = false
-	q.drop(gone)
-	return true
+	q.jobs[i].maybe, q.jobs[i].orphan = false, false
+	return q.none(before)
 }
 
-// none checks that no job of ready (indexes) exists: false when one is
-// certain to; the others are dropped. q is changed: pass a clone.
+// none checks that none of the ready jobs at idx is ready after all: false
+// when one certainly is; those that may not exist are dropped, the
+// possible orphans become orphans. q is changed: pass a clone.
 func (q *queue) none(idx []int) bool {
+	var gone []int
 	for _, k := range idx {
-		if !q.jobs[k].maybe {
+		switch j := &q.jobs[k]; {
+		case j.maybe:
+			gone = append(gone, k)
+		case j.orphan:
+			j.state, j.owner, j.orphan = ReservedState, 0, false
+		default:
 			return false
 		}
 	}
-	q.drop(idx)
+	q.drop(gone)
 	return true
 }
 
@@ -196,6 +207,13 @@ func (q *queue) inState(tube int, s State) []int {
 func (q *queue) equal(o *queue) bool { return slices.Equal(q.jobs, o.jobs) }
 
 func (q *queue) hash() uint64 {
+	if q.h == 0 {
+		q.h = q.computeHash() | 1
+	}
+	return q.h
+}
+
+func (q *queue) computeHash() uint64 {
 	h := fnv.New64a()
 	var b [8]byte
 	put := func(v uint64) {
@@ -211,6 +229,9 @@ func (q *queue) hash() uint64 {
 		put(uint64(j.owner)<<32 | j.order)
 		if j.maybe {
 			put(1)
+		}
+		if j.orphan {
+			put(2)
 		}
 		put(uint64(j.reserves)<<48 ^ uint64(j.releases)<<32 ^ uint64(j.buries)<<16 ^ uint64(j.kicks))
 	}
@@ -229,6 +250,9 @@ func (q *queue) String() string {
 		}
 		if j.maybe {
 			s += " (maybe)"
+		}
+		if j.orphan {
+			s += " (or an orphan)"
 		}
 		parts = append(parts, s)
 	}

@@ -84,33 +84,16 @@ func (c Config) mayFinish(j *job, session int) bool {
 }
 
 // close: the connection's reserved jobs go back to ready; in a cluster
-// each may instead stay reserved by nobody (its leader died first).
+// each may instead stay reserved by nobody (its leader died first): it is
+// marked so, and the first reply that tells settles it.
 func (c Config) close(q *queue, session int) []*queue {
-	var held []int
-	for i := range q.jobs {
-		if q.jobs[i].state == ReservedState && q.jobs[i].owner == session {
-			held = append(held, i)
+	n := q.clone()
+	for i := range n.jobs {
+		if j := &n.jobs[i]; j.state == ReservedState && j.owner == session {
+			j.state, j.owner, j.orphan = Ready, 0, c.Cluster
 		}
 	}
-	if len(held) == 0 {
-		return []*queue{q}
-	}
-	choices := 1
-	if c.Cluster {
-		choices = 1 << len(held)
-	}
-	var all []*queue
-	for mask := range choices {
-		n := q.clone()
-		for b, i := range held {
-			n.jobs[i].owner = 0
-			if mask&(1<<b) == 0 {
-				n.jobs[i].state = Ready
-			}
-		}
-		all = append(all, n)
-	}
-	return all
+	return []*queue{n}
 }
 
 // learn records that job i has id (a reply said so): false when it had
@@ -176,6 +159,17 @@ func reserve(q *queue, in Input, out Output) *queue {
 // session (or an orphan), and delete on any job not reserved.
 func (c Config) finish(q *queue, in Input, out Output) []*queue {
 	i := q.byID(in.ID)
+	if i >= 0 && q.jobs[i].orphan && in.Kind != Delete {
+		// Ready or an orphan: NOT_FOUND says ready, success an orphan.
+		n := q.clone()
+		j := &n.jobs[i]
+		j.orphan = false
+		if out.Word == NotFound {
+			return []*queue{n}
+		}
+		j.state = ReservedState
+		q = n
+	}
 	if out.Word == NotFound {
 		switch {
 		case i < 0:
@@ -317,6 +311,14 @@ func (c Config) lookAt(q *queue, in Input, out Output) *queue {
 		}
 		return n
 	case in.Kind == StatsJob && out.Word == OK && out.Stats != nil:
+		if j.orphan { // its state says which
+			n := q.clone()
+			n.jobs[i].orphan = false
+			if out.Stats.State == ReservedState {
+				n.jobs[i].state = ReservedState
+			}
+			q, j = n, n.jobs[i]
+		}
 		want := JobStats{Tube: j.tube, State: j.state, Pri: j.pri,
 			Reserves: j.reserves, Releases: j.releases, Buries: j.buries, Kicks: j.kicks}
 		got := *out.Stats
