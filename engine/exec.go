@@ -50,6 +50,21 @@ func init() {
 	}
 }
 
+// readsJobs marks the commands that show jobs without changing them (a
+// reserve changes nothing that is logged on a single node). Once the
+// journal has failed, the queue holds changes that were never stored and
+// that a restart will not bring back (their clients were answered
+// OUT_OF_MEMORY or INTERNAL_ERROR): these commands are then answered
+// INTERNAL_ERROR too, so that nobody is shown such a change. Commands
+// that change jobs fail on their own (the journal refuses them).
+var readsJobs = func() (r [codec.NumOps]bool) {
+	for _, op := range []codec.Op{codec.OpPeek, codec.OpPeekReady, codec.OpPeekDelayed, codec.OpPeekBuried,
+		codec.OpReserve, codec.OpReserveWithTimeout, codec.OpReserveJob, codec.OpStatsJob, codec.OpListJobs} {
+		r[op] = true
+	}
+	return r
+}()
+
 // counted marks the ops the command counters count, from codec's table.
 var counted = func() (c [codec.NumOps]bool) {
 	for _, s := range codec.Commands() {
@@ -77,6 +92,10 @@ func (cn *conn) exec(cmd *codec.Command) {
 		mark := len(cn.out)
 		cn.out = codec.AppendError(cn.out, cmd.Err.(codec.WireError))
 		cn.done(mark, 0, "")
+		return
+	}
+	if readsJobs[cmd.Op] && cn.srv.queue.JournalErr() != nil {
+		cn.fail(jobs.ErrJournal)
 		return
 	}
 	if h := handlers[cmd.Op]; h != nil {

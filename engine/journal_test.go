@@ -89,3 +89,29 @@ func TestHalfCloseWaitsForCommit(t *testing.T) {
 	c.Expect("INSERTED 1\r\nUSING default\r\n")
 	c.ExpectEOF()
 }
+
+// TestFailedJournalStopsReads: once the journal has failed, the queue holds
+// changes that were never stored (a put answered OUT_OF_MEMORY is still in
+// memory): commands that would show jobs are answered INTERNAL_ERROR, the
+// others as before. Found by the robustness suite: a bury answered
+// INTERNAL_ERROR was seen by peek-buried, and undone by the restart.
+func TestFailedJournalStopsReads(t *testing.T) {
+	s, j := startJournaled(t)
+	c := dial(t, s)
+	c.Send("put 0 0 10 1\r\nx\r\n")
+	holding(t, s, 1)
+	j.CommitAll()
+	c.Expect("INSERTED 1\r\n")
+	c.Do("peek 1\r\n", "FOUND 1 1\r\nx\r\n")
+	c.Send("put 0 0 10 1\r\ny\r\n")
+	holding(t, s, 1)
+	j.Fail(errors.New("disk on fire"))
+	c.Expect("OUT_OF_MEMORY\r\n")
+	for _, cmd := range []string{"peek 2", "peek 1", "peek-ready", "peek-delayed", "peek-buried", "stats-job 1",
+		"reserve-with-timeout 0", "reserve-job 1", "reserve"} {
+		c.Do(cmd+"\r\n", "INTERNAL_ERROR\r\n")
+	}
+	c.Do("list-tube-used\r\n", "USING default\r\n")
+	c.Send("stats\r\n")
+	assert.Contains(t, c.Line(), "OK ", "stats still answered")
+}
