@@ -29,6 +29,9 @@ type node struct {
 	ctl     string   // the failpoint control file
 	logPath string
 	cluster bool
+	// restored is told each time the process rebuilds its queue from its
+	// log (a single node's start, a cluster member's new term).
+	restored func(time.Time)
 
 	mu        sync.Mutex
 	cmd       *exec.Cmd
@@ -118,6 +121,11 @@ func (n *node) follow(b []byte, ready chan<- string) {
 		n.admin = l.Addr
 	case l.Message == "leading: queue restored":
 		n.leadTerm = l.Term
+		if n.restored != nil {
+			n.restored(time.Now())
+		}
+	case l.Message == "jobs restored" && !n.cluster && n.restored != nil:
+		n.restored(time.Now())
 	case l.Message == "no longer leading: queue discarded":
 		n.leadTerm = 0
 	case l.Message == "installed remote snapshot":

@@ -14,6 +14,7 @@ import (
 // keeps acknowledging puts that no majority stores; the new leader never
 // had them, and the model finds the acknowledged jobs missing.
 func TestPlantedBugIsCaught(t *testing.T) {
+	t.Parallel() // beside TestRobustness: the short pass's time is its cluster's
 	if testing.Short() {
 		t.Skip("runs real stalkd processes under faults")
 	}

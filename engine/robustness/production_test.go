@@ -14,6 +14,7 @@ import (
 // on package wal/failpoint and its binary has no symbol of it, nor of the
 // planted bug; with the tag it has both (so the test can fail).
 func TestProductionBuildHasNoFailpoints(t *testing.T) {
+	t.Parallel() // beside TestRobustness: the short pass's time is its cluster's
 	goTool, err := exec.LookPath("go")
 	if err != nil {
 		t.Skip("no go tool")

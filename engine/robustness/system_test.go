@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -19,6 +20,29 @@ type system struct {
 	cluster bool
 	nodes   []*node
 	links   [3][3]*enginetest.FaultProxy
+
+	mu       sync.Mutex
+	restores []time.Time // when a node was seen rebuilding its queue from its log
+}
+
+// restored notes that a node rebuilt its queue (node.restored).
+func (s *system) restored(at time.Time) {
+	s.mu.Lock()
+	s.restores = append(s.restores, at)
+	s.mu.Unlock()
+}
+
+// restoresSince returns the restores seen since t.
+func (s *system) restoresSince(t time.Time) []time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []time.Time
+	for _, r := range s.restores {
+		if r.After(t) {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // raftTimeout is the cluster's --raft-timeout: above the default, for a
@@ -31,6 +55,7 @@ func startSingle(t testing.TB, root, bin string) (*system, error) {
 		return nil, err
 	}
 	s := &system{nodes: []*node{n}}
+	n.restored = s.restored
 	t.Cleanup(s.stop)
 	return s, n.start()
 }
@@ -67,6 +92,7 @@ func startCluster(t testing.TB, root, bin string) (*system, error) {
 		if err != nil {
 			return nil, err
 		}
+		n.restored = s.restored
 		s.nodes = append(s.nodes, n)
 	}
 	for _, n := range s.nodes {

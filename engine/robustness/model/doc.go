@@ -25,7 +25,9 @@
 //
 // Order: ready jobs are served by priority, then id, across the watched
 // tubes; buried jobs are kicked first buried, first kicked; delayed jobs
-// (all with the same delay) in the order they were delayed.
+// (all with the same delay) in the order they were delayed. A queue rebuilt
+// from its log (a restart, a new leader: the Restore operation) has its
+// buried jobs in the order they were put, as beanstalkd's after a restart.
 //
 // # Outcomes not known
 //

@@ -287,3 +287,24 @@ func TestClusterOrphanSettles(t *testing.T) {
 	assert.True(t, base().op(3, 50, 60, Input{Kind: StatsJob, ID: 1}, Output{Word: OK, Stats: &JobStats{State: Ready, Reserves: 1}}).
 		op(4, 70, 80, rsv(0), reserved(1, 1)).check(t, c).OK(), "ready after the close")
 }
+
+// TestRestoreReordersBuried: after a restore the buried jobs may be in id
+// order; without one, first buried stays first.
+func TestRestoreReordersBuried(t *testing.T) {
+	h := func(withRestore bool) *hist {
+		x := new(hist).
+			op(1, 0, 10, putIn(1, 0), inserted(1)).
+			op(1, 11, 12, putIn(2, 0), inserted(2)).
+			op(2, 20, 30, rsv(0), reserved(1, 1)).
+			op(2, 31, 32, rsv(0), reserved(2, 2)).
+			op(2, 40, 50, Input{Kind: Bury, ID: 2}, word(Buried)).
+			op(2, 51, 52, Input{Kind: Bury, ID: 1}, word(Buried)).
+			op(3, 53, 54, Input{Kind: PeekBuried}, Output{Word: Found, ID: 2, Job: 2})
+		if withRestore {
+			x.op(9, 55, 60, Input{Kind: Restore}, unknown())
+		}
+		return x.op(3, 70, 80, Input{Kind: PeekBuried}, Output{Word: Found, ID: 1, Job: 1})
+	}
+	assert.True(t, h(true).check(t, Config{}).OK())
+	assert.False(t, h(false).check(t, Config{}).OK())
+}

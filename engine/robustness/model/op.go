@@ -25,10 +25,15 @@ const (
 	PeekBuried
 	StatsJob
 	Close
+	// Restore is a queue rebuilt from its log: a single node's restart, a
+	// cluster's new leader. Buried jobs then come back in the order they
+	// were put (id order), as beanstalkd's do after a restart; the runner
+	// records one around each restore it sees in a node's log.
+	Restore
 )
 
 var kindNames = [...]string{"?", "put", "reserve", "delete", "release", "bury", "touch", "kick", "kick-job",
-	"peek", "peek-ready", "peek-delayed", "peek-buried", "stats-job", "close"}
+	"peek", "peek-ready", "peek-delayed", "peek-buried", "stats-job", "close", "restore"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) {
@@ -160,7 +165,7 @@ func Describe(in Input, out Output) string {
 		fmt.Fprintf(&b, " t%d %d", in.Tube, in.Count)
 	case PeekReady, PeekDelayed, PeekBuried:
 		fmt.Fprintf(&b, " t%d", in.Tube)
-	case Close:
+	case Close, Restore:
 	default:
 		fmt.Fprintf(&b, " %d", in.ID)
 	}

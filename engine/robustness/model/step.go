@@ -1,5 +1,10 @@
 package model
 
+import (
+	"cmp"
+	"slices"
+)
+
 // Config says which server the history was recorded against.
 type Config struct {
 	// Cluster: a raft cluster, whose leader's death leaves its reserved
@@ -10,8 +15,11 @@ type Config struct {
 // step returns every state that may follow q once in was answered out;
 // none when out is impossible from q. q is never changed.
 func (c Config) step(q *queue, in Input, out Output) []*queue {
-	if in.Kind == Close {
+	switch in.Kind {
+	case Close:
 		return c.close(q, in.Session)
+	case Restore:
+		return restore(q)
 	}
 	if out.Unknown {
 		return c.unknown(q, in)
@@ -94,6 +102,35 @@ func (c Config) close(q *queue, session int) []*queue {
 		}
 	}
 	return []*queue{n}
+}
+
+// restore: the buried jobs of each tube may now be in id order (the queue
+// was rebuilt from its log), or the rebuild happened at another time.
+func restore(q *queue) []*queue {
+	n := q.clone()
+	var buried []int
+	for i := range n.jobs {
+		if n.jobs[i].state == BuriedState {
+			buried = append(buried, i)
+		}
+	}
+	if len(buried) < 2 {
+		return []*queue{q}
+	}
+	orders := make([]uint64, len(buried))
+	for k, i := range buried {
+		orders[k] = n.jobs[i].order
+	}
+	slices.Sort(orders)
+	slices.SortFunc(buried, func(a, b int) int { return cmp.Compare(n.jobs[a].id, n.jobs[b].id) })
+	for k, i := range buried {
+		n.jobs[i].order = orders[k]
+	}
+	n.normalize()
+	if n.equal(q) {
+		return []*queue{q}
+	}
+	return []*queue{q, n}
 }
 
 // learn records that job i has id (a reply said so): false when it had
