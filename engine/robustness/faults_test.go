@@ -114,11 +114,11 @@ func (f *faultRun) stopCont(i int, d time.Duration) error {
 func (f *faultRun) partition(i int, how string) error {
 	switch how {
 	case "cut":
-		f.sys.isolate(i)
+		f.sys.mesh.Isolate(i)
 	case "out", "in":
-		f.sys.silence(i, how == "out")
+		f.sys.mesh.Silence(i, how == "out")
 	case "slow":
-		f.sys.slow(i, 400*time.Millisecond)
+		f.sys.mesh.Slow(i, 400*time.Millisecond)
 	}
 	f.note("%s: links of %s", how, f.sys.nodes[i].id)
 	f.pause(2*time.Second, 3*time.Second)
@@ -364,7 +364,7 @@ func (f *faultRun) tornTail() error {
 func (f *faultRun) mixPartitionKill() error {
 	l := f.leader()
 	fo := (l + 1 + f.rng.IntN(2)) % 3
-	f.sys.isolate(l)
+	f.sys.mesh.Isolate(l)
 	f.note("cut links of %s", f.sys.nodes[l].id)
 	f.pause(500*time.Millisecond, 1500*time.Millisecond)
 	f.sys.nodes[fo].kill()

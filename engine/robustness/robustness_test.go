@@ -53,6 +53,10 @@ func TestRobustness(t *testing.T) {
 		cluster bool
 		shard   int
 	}{{"single", false, 0}, {"cluster-a", true, 0}, {"cluster-b", true, 1}} {
+		base := cfg.seed // a history's seed: base + its number in the shard
+		if !cfg.replay {
+			base += uint64(len(sh.name)+sh.shard) << 40 // shards apart
+		}
 		t.Run(sh.name, func(t *testing.T) {
 			t.Parallel()
 			var list []fault
@@ -69,7 +73,7 @@ func TestRobustness(t *testing.T) {
 			if len(list) == 0 {
 				t.Skip("no fault selected")
 			}
-			runRounds(t, bin, sh.cluster, list, cfg, collect)
+			runRounds(t, bin, sh.cluster, list, cfg, base, collect)
 		})
 	}
 }
@@ -77,6 +81,7 @@ func TestRobustness(t *testing.T) {
 // config is the suite's settings, from the environment.
 type config struct {
 	seed     uint64
+	replay   bool // a seed and one fault: that history's seed is the seed
 	deadline time.Time // zero: one round
 	only     []string
 	out      string
@@ -99,6 +104,7 @@ func suiteConfig(t *testing.T) config {
 	if f := os.Getenv("STALKD_ROBUST_FAULTS"); f != "" {
 		c.only = strings.Split(f, ",")
 	}
+	c.replay = os.Getenv("STALKD_ROBUST_SEED") != "" && len(c.only) == 1
 	c.out = os.Getenv("STALKD_ROBUST_DIR")
 	if c.out == "" {
 		dir, err := os.MkdirTemp("", "stalkd-robustness-")
@@ -111,12 +117,12 @@ func suiteConfig(t *testing.T) config {
 
 // runRounds runs each fault of list once per round, on a fresh system per
 // round, until the deadline (one round without one).
-func runRounds(t *testing.T, bin string, cluster bool, list []fault, cfg config, collect func(outcome)) {
+func runRounds(t *testing.T, bin string, cluster bool, list []fault, cfg config, base uint64, collect func(outcome)) {
 	num := 0
 	for round := 0; round == 0 || time.Now().Before(cfg.deadline); round++ {
 		order := slices.Clone(list)
 		if round > 0 {
-			r := newRand(cfg.seed + uint64(round))
+			r := newRand(base + uint64(round))
 			r.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
 		}
 		root := t.TempDir()
@@ -132,7 +138,7 @@ func runRounds(t *testing.T, bin string, cluster bool, list []fault, cfg config,
 			if round > 0 && time.Now().After(cfg.deadline) {
 				break
 			}
-			seed := cfg.seed + uint64(num)
+			seed := base + uint64(num)
 			o := runHistory(t, sys, f, seed, num, cfg.plan, cfg.out)
 			num++
 			collect(o)

@@ -13,13 +13,13 @@ import (
 
 // system is what the clients talk to: one node with -b, or three cluster
 // members with node TLS whose raft links each run through a FaultProxy
-// (links[i][j] carries what node i dials to node j), as cmd/stalkd's fault
-// tests arrange it: each node's --raft-peers names itself at its real raft
-// address and each peer at the proxy of its link to that peer.
+// (an enginetest.FaultMesh), as cmd/stalkd's fault tests arrange it: each
+// node's --raft-peers names itself at its real raft address and each peer
+// at the proxy of its link to that peer.
 type system struct {
 	cluster bool
 	nodes   []*node
-	links   [3][3]*enginetest.FaultProxy
+	mesh    *enginetest.FaultMesh
 
 	mu       sync.Mutex
 	restores []time.Time // when a node was seen rebuilding its queue from its log
@@ -68,23 +68,13 @@ func startCluster(t testing.TB, root, bin string) (*system, error) {
 	for i := range 3 {
 		raftAddrs[i] = enginetest.FreeAddr(t)
 	}
-	for i := range 3 {
-		for j := range 3 {
-			if i != j {
-				s.links[i][j] = enginetest.NewFaultProxy(t, raftAddrs[j])
-			}
-		}
-	}
+	s.mesh = enginetest.NewFaultMesh(t, raftAddrs)
 	for i := range 3 {
 		id := fmt.Sprintf("n%d", i+1)
 		cert, key, _ := ca.Issue(t, id)
 		var view []string
 		for j := range 3 {
-			addr := raftAddrs[j]
-			if i != j {
-				addr = s.links[i][j].Addr()
-			}
-			view = append(view, fmt.Sprintf("n%d=%s", j+1, addr))
+			view = append(view, fmt.Sprintf("n%d=%s", j+1, s.mesh.Addr(i, j)))
 		}
 		n, err := newNode(root, id, bin, true, "--raft-id", id, "--raft-addr", raftAddrs[i],
 			"--raft-peers", strings.Join(view, ","), "--raft-timeout", raftTimeout,
@@ -185,49 +175,10 @@ func probePut(addr string) error {
 	return nil
 }
 
-// Partitions, in the cluster (each through the proxies of node i's links).
-
-func (s *system) each(i int, f func(from, to int, l *enginetest.FaultProxy)) {
-	for j := range s.nodes {
-		if j != i {
-			f(i, j, s.links[i][j])
-			f(j, i, s.links[j][i])
-		}
-	}
-}
-
-// isolate cuts every link of node i.
-func (s *system) isolate(i int) { s.each(i, func(_, _ int, l *enginetest.FaultProxy) { l.Cut() }) }
-
-// silence drops every byte node i sends (out) or receives (!out) on its links.
-func (s *system) silence(i int, out bool) {
-	s.each(i, func(from, _ int, l *enginetest.FaultProxy) {
-		up := from == i // Up carries the dialer's bytes
-		if !out {
-			up = !up
-		}
-		if up {
-			l.Set(enginetest.Up, enginetest.Drop)
-		} else {
-			l.Set(enginetest.Down, enginetest.Drop)
-		}
-	})
-}
-
-// slow delays every byte to and from node i by d.
-func (s *system) slow(i int, d time.Duration) {
-	s.each(i, func(_, _ int, l *enginetest.FaultProxy) {
-		l.Set(enginetest.Up, enginetest.Delay(d))
-		l.Set(enginetest.Down, enginetest.Delay(d))
-	})
-}
-
+// heal lets every raft link pass again (a cluster's).
 func (s *system) heal() {
-	if !s.cluster {
-		return
-	}
-	for i := range s.nodes {
-		s.each(i, func(_, _ int, l *enginetest.FaultProxy) { l.Heal() })
+	if s.cluster {
+		s.mesh.Heal()
 	}
 }
 

@@ -2,6 +2,8 @@ package robustness
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 	"math/rand/v2"
 	"sync"
 	"time"
@@ -140,8 +142,43 @@ func (w *worker) hangUp() {
 	}
 }
 
+// checkSession asks the server which tube the session uses and which it
+// watches: a connection carried to a new leader must keep both (the model
+// cannot see a session's tubes; a mismatch is reported as it is).
+func (w *worker) checkSession() {
+	want := "USING " + w.h.tube(w.group, w.use)
+	r, _, err := w.c.do("list-tube-used", nil, replyWithin)
+	if err == nil && r != want && r != "INTERNAL_ERROR" {
+		w.h.noteBad(fmt.Sprintf("s%d through %s: list-tube-used answered %q, want %q", w.session, w.node, r, want))
+	}
+	r, data, err := w.c.do("list-tubes-watched", nil, replyWithin)
+	if err != nil || !strings.HasPrefix(r, "OK") {
+		return
+	}
+	var got []string
+	for _, line := range strings.Split(string(data), "\n") {
+		if name, ok := strings.CutPrefix(line, "- "); ok {
+			got = append(got, strings.Trim(name, `"`))
+		}
+	}
+	var exp []string
+	for t := range w.h.tubes {
+		if w.watch&(1<<t) != 0 {
+			exp = append(exp, w.h.tube(w.group, t))
+		}
+	}
+	slices.Sort(got)
+	if !slices.Equal(got, exp) {
+		w.h.noteBad(fmt.Sprintf("s%d through %s: list-tubes-watched answered %q, want %q", w.session, w.node, got, exp))
+	}
+}
+
 // step sends one random command and records it.
 func (w *worker) step() {
+	if w.rng.IntN(25) == 0 {
+		w.checkSession()
+		return
+	}
 	in, line, body := w.pick()
 	in.Group, in.Session = w.group, w.session
 	call := w.h.now()

@@ -25,7 +25,10 @@
 //
 // Order: ready jobs are served by priority, then id, across the watched
 // tubes; buried jobs are kicked first buried, first kicked; delayed jobs
-// (all with the same delay) in the order they were delayed. A queue rebuilt
+// (all with the same delay) in the order they were delayed. A kick hands
+// each job it moves to a waiting reserve before it moves the next (as
+// beanstalkd does), so a reserve that waited may get a kicked job out of
+// order. A queue rebuilt
 // from its log (a restart, a new leader: the Restore operation) has its
 // buried jobs in the order they were put, as beanstalkd's after a restart.
 //

@@ -308,3 +308,18 @@ func TestRestoreReordersBuried(t *testing.T) {
 	assert.True(t, h(true).check(t, Config{}).OK())
 	assert.False(t, h(false).check(t, Config{}).OK())
 }
+
+// TestKickHandsOffToWaiters: a reserve that waits may get the first job a
+// concurrent kick moved, though the kick then moved a better one; a
+// reserve that does not wait, or a job never kicked, may not.
+func TestKickHandsOffToWaiters(t *testing.T) {
+	h := func(timeout int) *hist {
+		return new(hist).
+			op(1, 0, 10, Input{Kind: Put, Job: 1, Pri: 1024, Delayed: true}, inserted(1)).
+			op(1, 11, 20, Input{Kind: Put, Job: 2, Pri: 0, Delayed: true}, inserted(2)).
+			op(2, 30, 100, rsv(timeout), reserved(1, 1)).
+			op(3, 40, 90, Input{Kind: Kick, Count: 5}, Output{Word: Kicked, Count: 2})
+	}
+	assert.True(t, h(1).check(t, Config{}).OK())
+	assert.False(t, h(0).check(t, Config{}).OK())
+}

@@ -182,8 +182,19 @@ func reserve(q *queue, in Input, out Output) *queue {
 		return nil
 	}
 	n := q.clone()
-	if !learn(n, i, out.ID) || !n.served(i, in.Watch) {
+	if !learn(n, i, out.ID) {
 		return nil
+	}
+	if !n.served(i, in.Watch) {
+		// A kick hands each job it moves to a waiting reserve at once, as
+		// beanstalkd's does: a reserve that waited may get a kicked job
+		// though the same kick then moved a better one.
+		if in.Timeout == 0 || q.jobs[i].kicks == 0 {
+			return nil
+		}
+		n = q.clone()
+		learn(n, i, out.ID)
+		n.jobs[i].maybe, n.jobs[i].orphan = false, false
 	}
 	i = n.byKey(out.Job)
 	j := &n.jobs[i]
