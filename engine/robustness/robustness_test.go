@@ -81,7 +81,7 @@ func TestRobustness(t *testing.T) {
 // config is the suite's settings, from the environment.
 type config struct {
 	seed     uint64
-	replay   bool // a seed and one fault: that history's seed is the seed
+	replay   bool      // a seed and one fault: that history's seed is the seed
 	deadline time.Time // zero: one round
 	only     []string
 	out      string

@@ -2,9 +2,9 @@ package robustness
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strings"
-	"math/rand/v2"
 	"sync"
 	"time"
 
