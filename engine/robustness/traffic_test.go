@@ -44,6 +44,7 @@ type worker struct {
 	watch   uint32
 	held    []uint64
 	mayHold bool // an outcome not known may have left this session a job
+	backoff time.Duration // after an outcome not known: doubles while they go on
 }
 
 // runWorkers runs clients per group until stop closes, then closes their
@@ -185,8 +186,11 @@ func (w *worker) step() {
 	reply, data, err := w.c.do(line, body, replyWithin)
 	ret := w.h.now()
 	out := w.h.outcome(w.group, in, reply, data, err)
+	// A single node refuses a reserve with INTERNAL_ERROR only once its
+	// journal has failed, before the reserve runs: no effect, like a read.
+	refused := !w.sys.cluster && reply == "INTERNAL_ERROR" && in.Kind == model.Reserve
 	r := record{Op: model.Op{Client: w.client, Input: in, Output: out, Call: call, Return: ret},
-		Node: w.node, Cmd: line, Reply: reply, Read: isRead(in.Kind)}
+		Node: w.node, Cmd: line, Reply: reply, Read: isRead(in.Kind) || refused}
 	if err != nil {
 		r.Reply = "error: " + err.Error()
 	}
@@ -200,11 +204,17 @@ func (w *worker) step() {
 	}
 	w.h.add(r)
 	w.after(in, out)
-	if out.Unknown {
-		w.mayHold = w.mayHold || in.Kind == model.Reserve || in.Kind == model.Touch
-		w.hangUp() // a fresh session: what this one holds is no longer known
-		time.Sleep(time.Duration(100+w.rng.IntN(200)) * time.Millisecond)
+	if !out.Unknown {
+		w.backoff = 0
+		return
 	}
+	w.mayHold = w.mayHold || (in.Kind == model.Reserve && !refused) || in.Kind == model.Touch
+	w.hangUp() // a fresh session: what this one holds is no longer known
+	// Every outcome not known multiplies what the checker must consider:
+	// while the server keeps failing (a dead journal until its restart),
+	// ask it less and less often.
+	w.backoff = min(max(2*w.backoff, 150*time.Millisecond), 2*time.Second)
+	time.Sleep(w.backoff/2 + time.Duration(w.rng.Int64N(int64(w.backoff/2))))
 }
 
 func isRead(k model.Kind) bool {

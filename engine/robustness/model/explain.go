@@ -1,6 +1,7 @@
 package model
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -36,7 +37,7 @@ func (r Result) Explain() string {
 		}
 		st := r.model.Init()
 		for k, op := range longest {
-			ok, next := r.model.Step(st, op.Input, op.Output)
+			ok, next := r.model.StepContext(context.Background(), st, op.Input, op.Output)
 			if !ok {
 				fmt.Fprintf(&b, "  (replaying it fails at step %d: %s)\n", k, Describe(op.Input.(Input), op.Output.(Output)))
 				break
@@ -50,7 +51,7 @@ func (r Result) Explain() string {
 			if in[key(op)] {
 				continue
 			}
-			ok, _ := r.model.Step(st, op.Input, op.Output)
+			ok, _ := r.model.StepContext(context.Background(), st, op.Input, op.Output)
 			fmt.Fprintf(&b, "  [%d..%s] %s (explained next: %v)\n", op.Call, ret(op.Return), Describe(op.Input.(Input), op.Output.(Output)), ok)
 			if k++; k == 8 {
 				break

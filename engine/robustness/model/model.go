@@ -1,6 +1,7 @@
 package model
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"slices"
@@ -13,16 +14,6 @@ import (
 // states is a set of queues, each a state the history so far may have led
 // to; sorted by hash, without duplicates.
 type states []*queue
-
-// add returns s with q added unless an equal state is in it.
-func (s states) add(q *queue, h uint64) states {
-	for _, o := range s {
-		if o.hash() == h && o.equal(q) {
-			return s
-		}
-	}
-	return append(s, q)
-}
 
 func (s states) hash() uint64 {
 	hs := make([]uint64, len(s))
@@ -63,11 +54,24 @@ func Model(c Config) porcupine.Model {
 	return porcupine.Model{
 		Partition: partition,
 		Init:      func() any { return states{&queue{}} },
-		Step: func(st, in, out any) (bool, any) {
+		StepContext: func(ctx context.Context, st, in, out any) (bool, any) {
 			var next states
+			seen := map[uint64][]int{}
 			for _, q := range st.(states) {
+				if ctx.Err() != nil { // a check out of time stops inside a step too
+					return false, nil
+				}
 				for _, n := range c.step(q, in.(Input), out.(Output)) {
-					next = next.add(n, n.hash())
+					h, dup := n.hash(), false
+					for _, k := range seen[h] {
+						if dup = next[k].equal(n); dup {
+							break
+						}
+					}
+					if !dup {
+						seen[h] = append(seen[h], len(next))
+						next = append(next, n)
+					}
 				}
 			}
 			return len(next) > 0, next
