@@ -43,7 +43,7 @@ type worker struct {
 	use     int
 	watch   uint32
 	held    []uint64
-	mayHold bool // an outcome not known may have left this session a job
+	mayHold bool          // an outcome not known may have left this session a job
 	backoff time.Duration // after an outcome not known: doubles while they go on
 }
 
