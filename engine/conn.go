@@ -50,6 +50,7 @@ type conn struct {
 
 	authed   bool // auth passed, or not required
 	waiting  bool // a reserve is pending: later commands are held back
+	reads    bool // the command being answered only reads jobs: its reply waits for a read fence (reply.go)
 	stall    bool // too many reply bytes queued: commands wait
 	quitting bool // quit seen: close once the held replies are written
 	eof      bool // the peer half-closed: answer what is buffered, never wait

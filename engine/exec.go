@@ -98,6 +98,7 @@ func (cn *conn) exec(cmd *codec.Command) {
 		cn.fail(jobs.ErrJournal)
 		return
 	}
+	cn.reads = readsJobs[cmd.Op]
 	if h := handlers[cmd.Op]; h != nil {
 		h(cn, cmd)
 		return

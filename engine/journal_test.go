@@ -115,3 +115,35 @@ func TestFailedJournalStopsReads(t *testing.T) {
 	c.Send("stats\r\n")
 	assert.Contains(t, c.Line(), "OK ", "stats still answered")
 }
+
+// fencedJournal is a fake journal with read fences (jobs.Fencer), as a
+// cluster leader's: a fence is one more sequence number to commit.
+type fencedJournal struct{ *enginetest.Journal }
+
+func (j fencedJournal) Fence() uint64 {
+	seq, _ := j.Append(jobs.Record{})
+	return seq
+}
+
+// TestReadsWaitForTheFence: with a journal that fences reads, a peek,
+// stats-job or TIMED_OUT is sent once its fence commits, and answered
+// INTERNAL_ERROR if the journal fails first (a deposed leader never
+// answers from its stale queue).
+func TestReadsWaitForTheFence(t *testing.T) {
+	j := fencedJournal{&enginetest.Journal{}}
+	s := startBackend(t, Backend{Queue: jobs.New(jobs.Config{Journal: j})})
+	c := dial(t, s)
+	c.Send("put 0 0 10 1\r\nx\r\n")
+	holding(t, s, 1)
+	j.CommitAll()
+	c.Expect("INSERTED 1\r\n")
+	c.Send("peek 1\r\nstats-job 9\r\nwatch other\r\nignore default\r\nreserve-with-timeout 0\r\n")
+	holding(t, s, 1)
+	require.Eventually(t, func() bool { return j.Appended() >= 4 }, ioTimeout, time.Millisecond)
+	j.CommitAll()
+	c.Expect("FOUND 1 1\r\nx\r\nNOT_FOUND\r\nWATCHING 2\r\nWATCHING 1\r\nTIMED_OUT\r\n")
+	c.Send("peek 1\r\n")
+	holding(t, s, 1)
+	j.Fail(errors.New("leadership lost"))
+	c.Expect("INTERNAL_ERROR\r\n")
+}

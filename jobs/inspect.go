@@ -153,6 +153,24 @@ func (q *Queue) JournalStall() string {
 	return ""
 }
 
+// Fencer is implemented by a journal whose queue may serve reads while it
+// no longer holds the latest state (a cluster leader cut off from its
+// followers): Fence returns a sequence number that commits once reads made
+// before the call are known current. Safe for concurrent use; no I/O.
+type Fencer interface {
+	Fence() uint64
+}
+
+// ReadFence is the journal's Fence, or 0 (nothing to wait for) when it has
+// none: the edge holds the reply of a command that only reads until it is
+// committed, and answers INTERNAL_ERROR if the journal fails first.
+func (q *Queue) ReadFence() uint64 {
+	if f, ok := q.journal.(Fencer); ok {
+		return f.Fence()
+	}
+	return 0
+}
+
 // Peek returns any job by id, whatever its state and tube.
 func (q *Queue) Peek(id uint64) (JobData, error) {
 	d, ok := q.jobs.data(id)
