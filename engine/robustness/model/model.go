@@ -49,8 +49,12 @@ func (s states) equal(o states) bool {
 
 // Model returns the porcupine model of the queue for histories recorded
 // against the server c describes. Its state is a set of possible queues
-// (see the package doc); operations are partitioned by Input.Group.
-func Model(c Config) porcupine.Model {
+// (see the package doc); operations are partitioned by Input.Group. It has
+// no limits: Check bounds its own use of it.
+func Model(c Config) porcupine.Model { return c.model(nil) }
+
+// model is Model whose steps spend b (nil: no limits).
+func (c Config) model(b *budget) porcupine.Model {
 	return porcupine.Model{
 		Partition: partition,
 		Init:      func() any { return states{&queue{}} },
@@ -58,7 +62,7 @@ func Model(c Config) porcupine.Model {
 			var next states
 			seen := map[uint64][]int{}
 			for _, q := range st.(states) {
-				if ctx.Err() != nil { // a check out of time stops inside a step too
+				if ctx.Err() != nil || b.stopped() != "" { // a check out of time or memory stops inside a step too
 					return false, nil
 				}
 				for _, n := range c.step(q, in.(Input), out.(Output)) {
@@ -74,7 +78,10 @@ func Model(c Config) porcupine.Model {
 					}
 				}
 			}
-			return len(next) > 0, next
+			if len(next) == 0 || !b.spend(st.(states), next) {
+				return false, nil
+			}
+			return true, next
 		},
 		Equal: func(a, b any) bool { return a.(states).equal(b.(states)) },
 		Hash:  func(st any) uint64 { return st.(states).hash() },
@@ -134,8 +141,13 @@ const Never = int64(1) << 62
 // Result is what Check found.
 type Result struct {
 	// Verdict is porcupine's: Ok, Illegal, or Unknown when the check ran
-	// out of time.
+	// out of time or memory (Limits): not a pass.
 	Verdict porcupine.CheckResult
+	// Reason says why the verdict is Unknown.
+	Reason string
+	// States is the most possible queues one state held: how hard the
+	// outcomes not known made the search.
+	States int
 	// IDs lists violations of the id rules (CheckIDs).
 	IDs []string
 	// Took is how long the check ran.
@@ -153,15 +165,27 @@ func (r Result) OK() bool { return r.Verdict == porcupine.Ok && len(r.IDs) == 0 
 // linearizable prefix of each partition, and where it stops).
 func (r Result) Visualize(w io.Writer) error { return porcupine.Visualize(r.model, r.info, w) }
 
-// Check checks a history against the model for c, giving porcupine at most
-// timeout (0: no limit), and checks the ids (CheckIDs).
-func Check(c Config, ops []Op, timeout time.Duration) Result {
+// Check checks a history against the model for c within lim, and checks
+// the ids (CheckIDs). A search stopped by a limit gives Unknown with its
+// Reason, even where porcupine would say Illegal (a step refused for the
+// limit is no evidence); a linearization found is proof whatever happened.
+func Check(c Config, ops []Op, lim Limits) Result {
 	start := time.Now()
-	m := Model(c)
+	b := newBudget(lim, len(ops))
+	m := c.model(b)
 	hist := make([]porcupine.Operation, len(ops))
 	for i, op := range ops {
 		hist[i] = porcupine.Operation{ClientId: op.Client, Input: op.Input, Output: op.Output, Call: op.Call, Return: op.Return}
 	}
-	verdict, info := porcupine.CheckOperationsVerbose(m, hist, timeout)
-	return Result{Verdict: verdict, IDs: CheckIDs(ops), Took: time.Since(start), info: info, model: m, history: hist}
+	verdict, info := porcupine.CheckOperationsVerbose(m, hist, b.lim.Within)
+	r := Result{Verdict: verdict, IDs: CheckIDs(ops), Took: time.Since(start), States: int(b.peak.Load()),
+		info: info, model: Model(c), history: hist}
+	switch why := b.stopped(); {
+	case verdict == porcupine.Ok:
+	case why != "":
+		r.Verdict, r.Reason = porcupine.Unknown, why
+	case verdict == porcupine.Unknown:
+		r.Reason = fmt.Sprintf("the check did not finish within %v", b.lim.Within)
+	}
+	return r
 }

@@ -21,6 +21,10 @@ type job struct {
 	// its reserver's connection closed, and the leader may have died
 	// first. The first reply that tells settles it.
 	orphan bool
+	// unacked: its put was never acknowledged (its outcome is not known).
+	// On a single node a read may see such a job in the instant before its
+	// write fails; a restart then drops it (see restore).
+	unacked bool
 
 	reserves, releases, buries, kicks uint32
 }
@@ -232,6 +236,9 @@ func (q *queue) computeHash() uint64 {
 		}
 		if j.orphan {
 			put(2)
+		}
+		if j.unacked {
+			put(3)
 		}
 		put(uint64(j.reserves)<<48 ^ uint64(j.releases)<<32 ^ uint64(j.buries)<<16 ^ uint64(j.kicks))
 	}

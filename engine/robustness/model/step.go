@@ -19,7 +19,7 @@ func (c Config) step(q *queue, in Input, out Output) []*queue {
 	case Close:
 		return c.close(q, in.Session)
 	case Restore:
-		return restore(q)
+		return c.restore(q)
 	}
 	if out.Unknown {
 		return c.unknown(q, in)
@@ -56,7 +56,7 @@ func (c Config) unknown(q *queue, in Input) []*queue {
 	case Put:
 		if q.byKey(in.Job) < 0 {
 			n := put(q, in, Output{Word: Inserted})
-			n.jobs[n.byKey(in.Job)].maybe = true
+			n.jobs[n.byKey(in.Job)].maybe, n.jobs[n.byKey(in.Job)].unacked = true, true
 			return []*queue{n}
 		}
 	case Reserve:
@@ -105,8 +105,34 @@ func (c Config) close(q *queue, session int) []*queue {
 }
 
 // restore: the buried jobs of each tube may now be in id order (the queue
-// was rebuilt from its log), or the rebuild happened at another time.
-func restore(q *queue) []*queue {
+// was rebuilt from its log), or the rebuild happened at another time. On a
+// single node each job whose put was never acknowledged may be gone, even
+// if a read saw it: a single node's reads do not wait for the disk, so one
+// may show a put in the instant before its write fails (wal/raft/README.md,
+// "What is still possible"). An acknowledged put never goes.
+func (c Config) restore(q *queue) []*queue {
+	all := reorderBuried(q)
+	if c.Cluster {
+		return all
+	}
+	for k := range q.jobs {
+		if !q.jobs[k].unacked || q.jobs[k].maybe {
+			continue // acknowledged, or already free to be absent
+		}
+		key := q.jobs[k].key
+		for _, s := range all {
+			n := s.clone()
+			n.remove(n.byKey(key))
+			n.normalize()
+			all = append(all, n)
+		}
+	}
+	return all
+}
+
+// reorderBuried: the states after a rebuild from the log, as far as buried
+// jobs' order goes: q, and q with each tube's buried jobs in id order.
+func reorderBuried(q *queue) []*queue {
 	n := q.clone()
 	var buried []int
 	for i := range n.jobs {
