@@ -2,6 +2,7 @@ package robustness
 
 import (
 	"errors"
+	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -24,7 +25,19 @@ type build struct {
 	err  error
 }
 
+// TestMain makes the directory the stalkd builds go to, and runs the
+// suite's parts side by side
+// whatever the number of CPUs: they wait (on elections, faults, restarts)
+// far more than they compute, and -test.parallel's default (GOMAXPROCS,
+// 2 on a small machine) would run the single node, both cluster shards and
+// the planted bug one or two at a time. An explicit -parallel wins.
 func TestMain(m *testing.M) {
+	flag.Parse()
+	explicit := false
+	flag.Visit(func(f *flag.Flag) { explicit = explicit || f.Name == "test.parallel" })
+	if f := flag.Lookup("test.parallel"); f != nil && !explicit {
+		_ = f.Value.Set("6")
+	}
 	dir, err := os.MkdirTemp("", "stalkd-robustness-bin")
 	if err != nil {
 		panic(err)

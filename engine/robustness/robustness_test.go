@@ -142,8 +142,9 @@ func runRounds(t *testing.T, bin string, cluster bool, list []fault, cfg config,
 			o := runHistory(t, sys, f, seed, num, cfg.plan, cfg.out)
 			num++
 			collect(o)
-			t.Logf("%-26s seed %d: %d ops (%d unknown), checked in %v; %s", f.name, seed, o.Ops, o.Unknown,
-				o.CheckTook.Round(time.Millisecond), strings.Join(o.Notes, "; "))
+			t.Logf("%-26s seed %d: %v, %d ops (%d unknown), %s in %v (%d states at most); %s", f.name, seed,
+				o.Took.Round(100*time.Millisecond), o.Ops, o.Unknown, o.Verdict, o.CheckTook.Round(time.Millisecond), o.States,
+				strings.Join(o.Notes, "; "))
 			for _, v := range o.Violations {
 				t.Errorf("%s (seed %d): %s", f.name, seed, v)
 			}
@@ -157,7 +158,7 @@ func runRounds(t *testing.T, bin string, cluster bool, list []fault, cfg config,
 
 // report logs the run's figures and writes them to summary.json.
 func report(t *testing.T, cfg config, all []outcome) {
-	var ops, unknown, violations int
+	var ops, unknown, violations, undecided, states int
 	var longest time.Duration
 	kinds := map[string]int{}
 	for _, o := range all {
@@ -165,10 +166,15 @@ func report(t *testing.T, cfg config, all []outcome) {
 		unknown += o.Unknown
 		violations += len(o.Violations)
 		longest = max(longest, o.CheckTook)
+		states = max(states, o.States)
 		kinds[o.Fault]++
+		if o.Verdict == "undecided" {
+			undecided++
+		}
 	}
 	sum := map[string]any{"seed": cfg.seed, "histories": len(all), "operations": ops, "unknown_outcomes": unknown,
-		"faults": kinds, "violations": violations, "longest_check": longest.String()}
+		"faults": kinds, "violations": violations, "undecided_checks": undecided, "longest_check": longest.String(),
+		"most_states": states}
 	b, _ := json.MarshalIndent(sum, "", "  ")
 	_ = os.WriteFile(filepath.Join(cfg.out, "summary.json"), b, 0o644)
 	t.Logf("robustness: %s", b)
@@ -186,12 +192,13 @@ func TestRecheck(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(b, &o))
 	ops := readHistory(t, path)
-	within := 10 * time.Minute
+	lim := model.Limits{Within: 10 * time.Minute, MaxBytes: 1 << 30}
 	if d, err := time.ParseDuration(os.Getenv("STALKD_ROBUST_CHECK_WITHIN")); err == nil {
-		within = d
+		lim.Within = d
 	}
-	r := model.Check(model.Config{Cluster: o.Cluster}, ops, within)
-	t.Logf("%d operations: %v, ids %v, in %v\n%s", len(ops), r.Verdict, r.IDs, r.Took, r.Explain())
+	r := model.Check(model.Config{Cluster: o.Cluster}, ops, lim)
+	t.Logf("%d operations: %v %s, ids %v, %d states at most, in %v\n%s", len(ops), r.Verdict, r.Reason, r.IDs,
+		r.States, r.Took, r.Explain())
 	out, err := os.Create(filepath.Join(filepath.Dir(path), "recheck.html"))
 	require.NoError(t, err)
 	defer out.Close()

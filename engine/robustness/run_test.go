@@ -21,28 +21,40 @@ type plan struct {
 	groups, tubes, clients int
 	pace                   time.Duration // a client's pause between commands: up to this
 	before, after          time.Duration // traffic before the fault, and after healing
-	checkWithin            time.Duration // porcupine's time limit per history
+	check                  model.Limits  // the checker's time and memory per history
 }
 
 var shortPlan = plan{groups: 2, tubes: 2, clients: 3, pace: 20 * time.Millisecond,
-	before: 700 * time.Millisecond, after: 700 * time.Millisecond, checkWithin: time.Minute}
+	before: 700 * time.Millisecond, after: 700 * time.Millisecond,
+	check: model.Limits{Within: 30 * time.Second, MaxBytes: 128 << 20}}
 
 var longPlan = plan{groups: 3, tubes: 2, clients: 3, pace: 10 * time.Millisecond,
-	before: 2 * time.Second, after: 2 * time.Second, checkWithin: 5 * time.Minute}
+	before: 2 * time.Second, after: 2 * time.Second,
+	check: model.Limits{Within: 3 * time.Minute, MaxBytes: 512 << 20}}
+
+// checking lets one check run at a time in the test process: each is
+// bounded (plan.check), and so is their sum.
+var checking sync.Mutex
 
 // outcome is one history's result.
 type outcome struct {
-	Fault      string        `json:"fault"`
-	Cluster    bool          `json:"cluster"`
-	Seed       uint64        `json:"seed"`
-	Start      time.Time     `json:"start"` // operation times are from here
-	History    int           `json:"history"`
-	Ops        int           `json:"ops"`
-	Unknown    int           `json:"unknown"`
-	CheckTook  time.Duration `json:"check_took_ns"`
-	Notes      []string      `json:"notes"`
-	Violations []string      `json:"violations"`
-	Saved      string        `json:"saved,omitempty"`
+	Fault     string        `json:"fault"`
+	Cluster   bool          `json:"cluster"`
+	Seed      uint64        `json:"seed"`
+	Start     time.Time     `json:"start"` // operation times are from here
+	History   int           `json:"history"`
+	Ops       int           `json:"ops"`
+	Unknown   int           `json:"unknown"`
+	CheckTook time.Duration `json:"check_took_ns"`
+	Took      time.Duration `json:"took_ns"` // the whole history: traffic, fault, sweep, check
+	// Verdict is the checker's: ok, illegal (not linearizable), or
+	// undecided (a limit stopped it: not a pass; Undecided says why).
+	Verdict    string   `json:"verdict"`
+	Undecided  string   `json:"undecided,omitempty"`
+	States     int      `json:"states"` // the most possible queues one state of the check held
+	Notes      []string `json:"notes"`
+	Violations []string `json:"violations"`
+	Saved      string   `json:"saved,omitempty"`
 }
 
 // runHistory runs one history on sys: traffic, the fault, healing, more
@@ -102,13 +114,19 @@ func runHistory(t testing.TB, sys *system, fl fault, seed uint64, num int, p pla
 	for _, b := range h.badReplies() {
 		res.Violations = append(res.Violations, "a reply word 1.12 does not send: "+b)
 	}
-	r := model.Check(model.Config{Cluster: sys.cluster}, h.ops(), p.checkWithin)
-	res.CheckTook = r.Took
+	checking.Lock()
+	r := model.Check(model.Config{Cluster: sys.cluster}, h.ops(), p.check)
+	checking.Unlock()
+	res.CheckTook, res.States, res.Took = r.Took, r.States, time.Since(h.start)
 	switch r.Verdict {
+	case porcupine.Ok:
+		res.Verdict = "ok"
 	case porcupine.Illegal:
+		res.Verdict = "illegal"
 		res.Violations = append(res.Violations, "not linearizable: no order of the operations explains every reply (see history.html)")
-	case porcupine.Unknown:
-		res.Violations = append(res.Violations, fmt.Sprintf("the check did not finish within %v", p.checkWithin))
+	default:
+		res.Verdict, res.Undecided = "undecided", r.Reason
+		res.Violations = append(res.Violations, "undecided, not a pass: "+r.Reason)
 	}
 	res.Violations = append(res.Violations, r.IDs...)
 	if len(res.Violations) > 0 || os.Getenv("STALKD_ROBUST_KEEP") != "" {

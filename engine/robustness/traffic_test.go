@@ -110,15 +110,18 @@ func (w *worker) connect() bool {
 	}
 	w.use = w.rng.IntN(w.h.tubes)
 	w.watch = uint32(1+w.rng.IntN(1<<w.h.tubes-1)) & (1<<w.h.tubes - 1)
-	setup := []string{"use " + w.h.tube(w.group, w.use)}
+	// Each line must get its own word: a session whose setup was refused
+	// (INTERNAL_ERROR while no leader is known) is not the one the model
+	// thinks it is, and is dropped before anything is recorded.
+	setup := [][2]string{{"use " + w.h.tube(w.group, w.use), "USING " + w.h.tube(w.group, w.use)}}
 	for t := range w.h.tubes {
 		if w.watch&(1<<t) != 0 {
-			setup = append(setup, "watch "+w.h.tube(w.group, t))
+			setup = append(setup, [2]string{"watch " + w.h.tube(w.group, t), "WATCHING "})
 		}
 	}
-	setup = append(setup, "ignore default")
-	for _, line := range setup {
-		if _, _, err := c.do(line, nil, replyWithin); err != nil {
+	setup = append(setup, [2]string{"ignore default", "WATCHING "})
+	for _, s := range setup {
+		if r, _, err := c.do(s[0], nil, replyWithin); err != nil || !strings.HasPrefix(r, s[1]) {
 			c.close()
 			return false
 		}
