@@ -1,4 +1,4 @@
-//go:build !robustness_plantedbug
+//go:build !failpoints
 
 package engine
 

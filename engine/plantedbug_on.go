@@ -1,10 +1,14 @@
-//go:build robustness_plantedbug
+//go:build failpoints
 
 package engine
 
-// plantedBug is on in a build with -tags robustness_plantedbug only: put
-// answers INSERTED without waiting for the journal to commit the job. The
-// robustness suite builds stalkd so and must find the lost puts
-// (engine/robustness, TestPlantedBugIsCaught): a suite that cannot fail
-// proves nothing.
-const plantedBug = true
+import "os"
+
+// plantedBug is the robustness suite's planted bug, in a test build (-tags
+// failpoints) only, and there only when the process starts with
+// STALKD_PLANTED_BUG=ack-before-commit: put then answers INSERTED without
+// waiting for the journal to commit the job. The suite runs such a cluster
+// and must find the lost puts (engine/robustness, TestPlantedBugIsCaught):
+// a suite that cannot fail proves nothing. Read once at start; never
+// written after.
+var plantedBug = os.Getenv("STALKD_PLANTED_BUG") == "ack-before-commit"

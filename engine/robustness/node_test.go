@@ -26,6 +26,7 @@ type node struct {
 	bin     string   // the stalkd binary
 	dir     string   // -b
 	args    []string // every argument but the binary
+	env     []string // added to the test's environment
 	ctl     string   // the failpoint control file
 	logPath string
 	cluster bool
@@ -53,7 +54,7 @@ func (n *node) start() error {
 	}
 	fmt.Fprintf(logf, "=== start %s %v\n", time.Now().Format(time.RFC3339Nano), n.args)
 	cmd := exec.Command(n.bin, n.args...)
-	cmd.Env = append(os.Environ(), "STALKD_FAILPOINTS="+n.ctl)
+	cmd.Env = append(append(os.Environ(), "STALKD_FAILPOINTS="+n.ctl), n.env...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		logf.Close()

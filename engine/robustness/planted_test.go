@@ -8,9 +8,10 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestPlantedBugIsCaught: a stalkd built with the planted bug (put answers
-// INSERTED before the job is committed: engine/plantedbug_on.go) must fail
-// the suite within the short pass. A leader cut off from its followers
+// TestPlantedBugIsCaught: a stalkd with the planted bug on (the suite's
+// failpoints build, started with STALKD_PLANTED_BUG=ack-before-commit: put
+// answers INSERTED before the job is committed, engine/plantedbug_on.go)
+// must fail the suite within the short pass. A leader cut off from its followers
 // keeps acknowledging puts that no majority stores; the new leader never
 // had them, and the model finds the acknowledged jobs missing: the
 // check must say not linearizable.
@@ -19,8 +20,8 @@ func TestPlantedBugIsCaught(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs real stalkd processes under faults")
 	}
-	bin := stalkdBinary(t, "failpoints,robustness_plantedbug")
-	sys, err := startCluster(t, t.TempDir(), bin)
+	bin := stalkdBinary(t, "failpoints") // the suite's own build: no second link
+	sys, err := startCluster(t, t.TempDir(), bin, "STALKD_PLANTED_BUG=ack-before-commit")
 	require.NoError(t, err)
 	out := t.TempDir()
 	cfg := suiteConfig(t)

@@ -10,9 +10,10 @@ import (
 )
 
 // TestProductionBuildHasNoFailpoints: the failpoint hooks exist only in a
-// build with -tags failpoints. Without the tag cmd/stalkd does not depend
-// on package wal/failpoint and its binary has no symbol of it, nor of the
-// planted bug; with the tag it has both (so the test can fail).
+// build with -tags failpoints, and so does the planted bug's switch.
+// Without the tag cmd/stalkd does not depend on package wal/failpoint and
+// its binary has no symbol of it, nor of the planted bug; with the tag it
+// has both (so the test can fail).
 func TestProductionBuildHasNoFailpoints(t *testing.T) {
 	t.Parallel() // beside TestRobustness: the short pass's time is its cluster's
 	goTool, err := exec.LookPath("go")
@@ -37,6 +38,8 @@ func TestProductionBuildHasNoFailpoints(t *testing.T) {
 	for _, s := range []string{"wal/failpoint.", "wal.fpStore", "raft.fpLogs"} {
 		assert.NotContains(t, prod, s, "a production binary holds %s", s)
 	}
-	assert.Contains(t, symbols(stalkdBinary(t, "failpoints")), "wal/failpoint.Hit")
+	test := symbols(stalkdBinary(t, "failpoints"))
+	assert.Contains(t, test, "wal/failpoint.Hit")
+	assert.Contains(t, test, "engine.plantedBug", "the test build's switch for the planted bug")
 	assert.False(t, strings.Contains(prod, "plantedBug"), "the planted bug is a constant, never a symbol")
 }

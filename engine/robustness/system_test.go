@@ -60,7 +60,9 @@ func startSingle(t testing.TB, root, bin string) (*system, error) {
 	return s, n.start()
 }
 
-func startCluster(t testing.TB, root, bin string) (*system, error) {
+// startCluster starts three nodes with node TLS, a fault proxy on every
+// raft link, and env added to each process's environment.
+func startCluster(t testing.TB, root, bin string, env ...string) (*system, error) {
 	ca := enginetest.NewCA(t, "robustness-ca")
 	s := &system{cluster: true}
 	t.Cleanup(s.stop)
@@ -82,7 +84,7 @@ func startCluster(t testing.TB, root, bin string) (*system, error) {
 		if err != nil {
 			return nil, err
 		}
-		n.restored = s.restored
+		n.restored, n.env = s.restored, env
 		s.nodes = append(s.nodes, n)
 	}
 	for _, n := range s.nodes {
