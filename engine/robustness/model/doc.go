@@ -50,6 +50,20 @@
 // connection delete, release, bury or touch a job it did not reserve. A
 // second reserve of a job inside its TTR is never allowed.
 //
+// On a single node a read may see a put in the instant before its write
+// fails (its reads do not wait for the disk; the put's reply is then
+// OUT_OF_MEMORY or INTERNAL_ERROR, an outcome not known): a Restore may
+// drop a job whose put was never acknowledged even if a read saw it. An
+// acknowledged put is never dropped, and a cluster drops nothing.
+//
+// # Limits
+//
+// porcupine keeps every state it reaches for the whole search. Check takes
+// Limits - its time, the possible queues one state may hold, the bytes of
+// states it may make - and stops at the first one passed: the verdict is
+// then porcupine.Unknown with Result.Reason, never Ok and never Illegal
+// (a step refused for a limit is no evidence). Unknown is not a pass.
+//
 // # Partitions
 //
 // Operations carry a Group: the robustness clients of one group use only
