@@ -71,6 +71,38 @@ var readsJobs = func() (r [codec.NumOps]bool) {
 	return r
 }()
 
+// changesJobs marks the commands that change one job or kick: when one
+// changes nothing (NOT_FOUND, KICKED 0) its reply only reports what the
+// queue holds, a read, and waits for the read fence like one: a deposed
+// leader's queue may hold a kick that was never committed, and its KICKED
+// 0 would then be stale.
+var changesJobs = func() (r [codec.NumOps]bool) {
+	for _, op := range []codec.Op{codec.OpDelete, codec.OpRelease, codec.OpBury, codec.OpTouch,
+		codec.OpKick, codec.OpKickJob} {
+		r[op] = true
+	}
+	return r
+}()
+
+// fenceKind says which replies of a command wait for a read fence.
+type fenceKind uint8
+
+const (
+	fenceNone fenceKind = iota
+	fenceRead           // every reply: the command only shows jobs (readsJobs)
+	fenceNoop           // a reply that changed nothing (seq 0): changesJobs
+)
+
+func fenceOf(op codec.Op) fenceKind {
+	switch {
+	case readsJobs[op]:
+		return fenceRead
+	case changesJobs[op]:
+		return fenceNoop
+	}
+	return fenceNone
+}
+
 // counted marks the ops the command counters count, from codec's table.
 var counted = func() (c [codec.NumOps]bool) {
 	for _, s := range codec.Commands() {
@@ -104,7 +136,7 @@ func (cn *conn) exec(cmd *codec.Command) {
 		cn.fail(jobs.ErrJournal)
 		return
 	}
-	cn.reads = readsJobs[cmd.Op]
+	cn.fence = fenceOf(cmd.Op)
 	if h := handlers[cmd.Op]; h != nil {
 		h(cn, cmd)
 		return

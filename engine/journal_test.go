@@ -147,3 +147,23 @@ func TestReadsWaitForTheFence(t *testing.T) {
 	j.Fail(errors.New("leadership lost"))
 	c.Expect("INTERNAL_ERROR\r\n")
 }
+
+// TestNoopChangesWaitForTheFence: a change that changes nothing (NOT_FOUND,
+// KICKED 0) only reports what the queue holds: with a fencing journal its
+// reply waits for the fence, and is INTERNAL_ERROR if leadership is lost
+// first (a deposed leader's queue may hold a kick never committed).
+func TestNoopChangesWaitForTheFence(t *testing.T) {
+	j := fencedJournal{&enginetest.Journal{}}
+	s := startBackend(t, Backend{Queue: jobs.New(jobs.Config{Journal: j})})
+	c := dial(t, s)
+	c.Send("delete 9\r\nkick 5\r\nkick-job 9\r\ntouch 9\r\n")
+	holding(t, s, 1)
+	require.Eventually(t, func() bool { return j.Appended() >= 4 }, ioTimeout, time.Millisecond)
+	j.CommitAll()
+	c.Expect("NOT_FOUND\r\nKICKED 0\r\nNOT_FOUND\r\nNOT_FOUND\r\n")
+	holding(t, s, 0)
+	c.Send("kick 1\r\n")
+	holding(t, s, 1)
+	j.Fail(errors.New("leadership lost"))
+	c.Expect("INTERNAL_ERROR\r\n")
+}
