@@ -3,6 +3,7 @@ module github.com/stalkd/stalkd
 go 1.26.0
 
 require (
+	github.com/anishathalye/porcupine v1.3.1
 	github.com/beanstalkd/go-beanstalk v0.2.0
 	github.com/chromedp/cdproto v0.0.0-20250724212937-08a3db8b4327
 	github.com/chromedp/chromedp v0.14.2

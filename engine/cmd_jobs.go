@@ -35,6 +35,9 @@ func (cn *conn) put(cmd *codec.Command) {
 		cn.fail(err)
 		return
 	}
+	if plantedBug {
+		seq = 0 // the planted bug: acknowledge before the commit
+	}
 	cn.done(mark, seq, commitFailWord(codec.OpPut))
 }
 

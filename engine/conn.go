@@ -48,14 +48,15 @@ type conn struct {
 
 	authFailures uint8 // wrong tokens so far (at most MaxAuthFailures)
 
-	authed   bool // auth passed, or not required
-	waiting  bool // a reserve is pending: later commands are held back
-	stall    bool // too many reply bytes queued: commands wait
-	quitting bool // quit seen: close once the held replies are written
-	eof      bool // the peer half-closed: answer what is buffered, never wait
-	closed   bool // OnClose ran: the session is gone
-	inServe  bool // inside serve (a failed write closes the conn inline)
-	heldBig  bool // heldShare once reached bigRelease (budget.go)
+	authed   bool      // auth passed, or not required
+	waiting  bool      // a reserve is pending: later commands are held back
+	fence    fenceKind // which replies of the command being answered wait for a read fence (reply.go)
+	stall    bool      // too many reply bytes queued: commands wait
+	quitting bool      // quit seen: close once the held replies are written
+	eof      bool      // the peer half-closed: answer what is buffered, never wait
+	closed   bool      // OnClose ran: the session is gone
+	inServe  bool      // inside serve (a failed write closes the conn inline)
+	heldBig  bool      // heldShare once reached bigRelease (budget.go)
 
 	stalledReg, holdingReg bool // membership in the registry's sets
 }

@@ -55,13 +55,15 @@
 //	jobs/internal/wheel           -                                             stretchr/testify
 //	jobs/jobsmodel                jobs                                          -
 //	jobs/policy                   jobs/internal/{cron,tubename}                 -
-//	wal                           jobs, wal/binlog, wal/internal/fields,        stretchr/testify
-//	                              rs/zerolog, tidwall/wal
+//	wal                           jobs, wal/binlog, wal/failpoint,              stretchr/testify
+//	                              wal/internal/fields, rs/zerolog, tidwall/wal
 //	wal/binlog                    -                                             engine/enginetest, stretchr/testify
+//	wal/failpoint                 -                                             -
 //	wal/internal/fields           jobs                                          stretchr/testify
-//	wal/raft                      jobs, jobs/cluster, wal/internal/fields,      engine/enginetest, engine/tlscert,
-//	                              hashicorp/go-hclog, hashicorp/raft,           stretchr/testify
-//	                              hashicorp/raft-wal, rs/zerolog
+//	wal/raft                      jobs, jobs/cluster, wal/failpoint,            engine/enginetest, engine/tlscert,
+//	                              wal/internal/fields, hashicorp/go-hclog,      stretchr/testify
+//	                              hashicorp/raft, hashicorp/raft-wal,
+//	                              rs/zerolog
 //	engine                        codec, jobs, jobs/cluster,                    engine/enginetest,
 //	                              engine/internal/commit,                       engine/enginetest/inproc,
 //	                              engine/internal/listen,                       beanstalkd/go-beanstalk, stretchr/testify,
@@ -91,6 +93,10 @@
 //	engine/internal/memreturn     jobs                                          stretchr/testify
 //	engine/internal/ratelog       -                                             stretchr/testify
 //	engine/internal/token         -                                             stretchr/testify
+//	engine/robustness             -                                             engine/enginetest,
+//	                                                                            engine/robustness/model,
+//	                                                                            anishathalye/porcupine, stretchr/testify
+//	engine/robustness/model       anishathalye/porcupine                        stretchr/testify
 //	engine/tlscert                -                                             engine/enginetest, stretchr/testify
 //	cmd/examples/gateway          engine, engine/embed, rs/zerolog              stretchr/testify
 //	cmd/stalkctl                  jobs/cluster, wal, wal/binlog,                jobs, engine, engine/admin, engine/embed,

@@ -56,6 +56,53 @@ func init() {
 	}
 }
 
+// readsJobs marks the commands that show jobs without changing them (a
+// reserve changes nothing that is logged on a single node). Once the
+// journal has failed, the queue holds changes that were never stored and
+// that a restart will not bring back (their clients were answered
+// OUT_OF_MEMORY or INTERNAL_ERROR): these commands are then answered
+// INTERNAL_ERROR too, so that nobody is shown such a change. Commands
+// that change jobs fail on their own (the journal refuses them).
+var readsJobs = func() (r [codec.NumOps]bool) {
+	for _, op := range []codec.Op{codec.OpPeek, codec.OpPeekReady, codec.OpPeekDelayed, codec.OpPeekBuried,
+		codec.OpReserve, codec.OpReserveWithTimeout, codec.OpReserveJob, codec.OpStatsJob, codec.OpListJobs} {
+		r[op] = true
+	}
+	return r
+}()
+
+// changesJobs marks the commands that change one job or kick: when one
+// changes nothing (NOT_FOUND, KICKED 0) its reply only reports what the
+// queue holds, a read, and waits for the read fence like one: a deposed
+// leader's queue may hold a kick that was never committed, and its KICKED
+// 0 would then be stale.
+var changesJobs = func() (r [codec.NumOps]bool) {
+	for _, op := range []codec.Op{codec.OpDelete, codec.OpRelease, codec.OpBury, codec.OpTouch,
+		codec.OpKick, codec.OpKickJob} {
+		r[op] = true
+	}
+	return r
+}()
+
+// fenceKind says which replies of a command wait for a read fence.
+type fenceKind uint8
+
+const (
+	fenceNone fenceKind = iota
+	fenceRead           // every reply: the command only shows jobs (readsJobs)
+	fenceNoop           // a reply that changed nothing (seq 0): changesJobs
+)
+
+func fenceOf(op codec.Op) fenceKind {
+	switch {
+	case readsJobs[op]:
+		return fenceRead
+	case changesJobs[op]:
+		return fenceNoop
+	}
+	return fenceNone
+}
+
 // counted marks the ops the command counters count, from codec's table.
 var counted = func() (c [codec.NumOps]bool) {
 	for _, s := range codec.Commands() {
@@ -85,6 +132,11 @@ func (cn *conn) exec(cmd *codec.Command) {
 		cn.done(mark, 0, "")
 		return
 	}
+	if readsJobs[cmd.Op] && cn.srv.queue.JournalErr() != nil {
+		cn.fail(jobs.ErrJournal)
+		return
+	}
+	cn.fence = fenceOf(cmd.Op)
 	if h := handlers[cmd.Op]; h != nil {
 		h(cn, cmd)
 		return

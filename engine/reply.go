@@ -147,6 +147,20 @@ func (cn *conn) okDoc(doc []byte) {
 // record seq or comes after a reply that waits: then it moves to the held
 // queue. fail replaces it if the journal has already failed.
 func (cn *conn) done(mark int, seq uint64, fail string) {
+	if cn.fence == fenceRead || (cn.fence == fenceNoop && seq == 0) {
+		// A reply that shows jobs waits for a read fence: on a cluster
+		// leader, proof that it still leads and that what it showed is
+		// committed (jobs.Fencer; a single node's journal has none). So
+		// does a change that changed nothing: its reply is a read.
+		cn.fence = fenceNone
+		if f := cn.srv.queue.ReadFence(); f > seq {
+			seq = f
+			if fail == "" {
+				fail = codec.InternalError
+			}
+		}
+	}
+	cn.fence = fenceNone
 	seq, failed := cn.settle(seq)
 	if failed {
 		cn.out = append(cn.out[:mark], fail...)

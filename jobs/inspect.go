@@ -138,6 +138,40 @@ func (q *Queue) JournalErr() error {
 	return err
 }
 
+// Staller is implemented by a journal that can tell when changes wait on a
+// slow disk. Stall describes the wait ("" when nothing is slow); it must
+// be cheap, safe for concurrent use, and do no I/O.
+type Staller interface {
+	Stall() string
+}
+
+// JournalStall is the journal's Stall, or "" when it has none (or there is
+// no journal): why changes wait for the disk, for health checks.
+func (q *Queue) JournalStall() string {
+	if s, ok := q.journal.(Staller); ok {
+		return s.Stall()
+	}
+	return ""
+}
+
+// Fencer is implemented by a journal whose queue may serve reads while it
+// no longer holds the latest state (a cluster leader cut off from its
+// followers): Fence returns a sequence number that commits once reads made
+// before the call are known current. Safe for concurrent use; no I/O.
+type Fencer interface {
+	Fence() uint64
+}
+
+// ReadFence is the journal's Fence, or 0 (nothing to wait for) when it has
+// none: the edge holds the reply of a command that only reads until it is
+// committed, and answers INTERNAL_ERROR if the journal fails first.
+func (q *Queue) ReadFence() uint64 {
+	if f, ok := q.journal.(Fencer); ok {
+		return f.Fence()
+	}
+	return 0
+}
+
 // Peek returns any job by id, whatever its state and tube.
 func (q *Queue) Peek(id uint64) (JobData, error) {
 	d, ok := q.jobs.data(id)

@@ -19,6 +19,7 @@ type walMetrics struct {
 	fsyncs      atomic.Uint64
 	fsyncNanos  atomic.Int64
 	buckets     [16]atomic.Uint64 // per FsyncBuckets bound (not cumulative); the last is +Inf
+	syncSince   atomic.Int64      // Unix ns the running fsync began; 0 when none runs (stall.go)
 }
 
 func (m *walMetrics) observeFsync(d time.Duration) {
@@ -42,7 +43,9 @@ func (m *walMetrics) compacted(ok bool) {
 // syncStore fsyncs the current segment, timing it. Writer goroutine only.
 func (l *Log) syncStore() error {
 	start := time.Now()
+	l.metrics.syncSince.Store(l.hook.now().UnixNano())
 	err := l.store.Sync()
+	l.metrics.syncSince.Store(0)
 	l.metrics.observeFsync(time.Since(start))
 	return err
 }

@@ -36,7 +36,7 @@ func openTidwall(dir string, segmentSize int64) (store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("wal: open segments in %s: %w", dir, err)
 	}
-	return w, nil
+	return failpointStore(w), nil
 }
 
 // isNoSpace reports a full disk or an exhausted quota.

@@ -25,6 +25,7 @@ const (
 	fwChromedp   = "github.com/chromedp/chromedp"
 	fwCdproto    = "github.com/chromedp/cdproto"
 	fwYaml       = "gopkg.in/yaml.v3"
+	fwPorcupine  = "github.com/anishathalye/porcupine"
 )
 
 // allow is one package's row: code, what its non-test files may import;
@@ -46,10 +47,11 @@ var arrows = map[string]allow{
 	"jobs/cluster":           {code: list(), tests: list()}, // the cluster vocabulary: a std-only leaf
 
 	// Persistence: the journal seam jobs declares, on disk or through raft.
-	"wal":                 {code: list("jobs", "wal/binlog", "wal/internal/fields", fwTidwall, fwZerolog), tests: list(fwTestify)},
+	"wal":                 {code: list("jobs", "wal/binlog", "wal/internal/fields", "wal/failpoint", fwTidwall, fwZerolog), tests: list(fwTestify)},
 	"wal/internal/fields": {code: list("jobs"), tests: list(fwTestify)},
 	"wal/binlog":          {code: list(), tests: list("engine/enginetest", fwTestify)}, // beanstalkd's binlog: std-only reader and writer
-	"wal/raft": {code: list("jobs", "jobs/cluster", "wal/internal/fields", fwRaft, fwHclog, fwRaftWAL, fwZerolog),
+	"wal/failpoint":       {code: list(), tests: list()},                               // test builds only (-tags failpoints): the disk and clock faults' control
+	"wal/raft": {code: list("jobs", "jobs/cluster", "wal/internal/fields", "wal/failpoint", fwRaft, fwHclog, fwRaftWAL, fwZerolog),
 		tests: list("engine/enginetest", "engine/tlscert", fwTestify)},
 
 	// The protocol server and its rooms.
@@ -73,6 +75,11 @@ var arrows = map[string]allow{
 	"engine/enginetest":        {code: list("codec", "jobs", fwTestify, fwXsys, fwZerolog), tests: list()},
 	"engine/enginetest/inproc": {code: list("engine", "engine/enginetest", fwTestify, fwZerolog), tests: list()},
 	"engine/difftest":          {code: list(), tests: list("codec", "engine", "engine/enginetest", "engine/enginetest/inproc", fwTestify, fwZerolog)},
+
+	// The robustness suite: the queue's model for porcupine, and the runner
+	// (test code: real stalkd processes, faults, histories).
+	"engine/robustness/model": {code: list(fwPorcupine), tests: list(fwTestify)},
+	"engine/robustness":       {code: list(), tests: list("engine/robustness/model", "engine/enginetest", fwPorcupine, fwTestify)},
 
 	// The programs.
 	"cmd/stalkd": {code: list("engine", "engine/admin", "engine/embed", "engine/front", "engine/tlscert", "jobs", "jobs/cluster",

@@ -29,13 +29,13 @@ func TestClusterLeaderClientSurvivesStepDown(t *testing.T) {
 	require.Regexp(t, `^INSERTED \d+$`, first.Head)
 
 	cut := time.Now()
-	fc.isolate(old)
+	fc.mesh.Isolate(old)
 	next, elected, stepDown := fc.waitFailover(t, old, oldTerm, cut)
 	require.Eventually(t, func() bool { return fc.procs[old].logged("adopted client connections handed back") },
 		30*time.Second, 10*time.Millisecond, "the deposed leader's engine handed its client back")
 	// Healed within the client port's wait for a leader (10 s): cut off,
 	// the node cannot know the new leader, and a command would wait.
-	fc.heal()
+	fc.mesh.Heal()
 
 	c.Do("list-tube-used\r\n", "USING foo\r\n")
 	c.Do("list-tubes-watched\r\n", "OK 20\r\n---\n- default\n- bar\n\r\n")

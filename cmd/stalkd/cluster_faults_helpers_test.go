@@ -31,7 +31,7 @@ import (
 // a partition here is between raft transports only.
 type faultCluster struct {
 	procs []*clusterProc
-	links [3][3]*enginetest.FaultProxy
+	mesh  *enginetest.FaultMesh
 	tr    *tracker
 }
 
@@ -47,15 +47,15 @@ func startFaultCluster(t *testing.T, nodeTLS bool) *faultCluster {
 				extra: []string{"--admin", "127.0.0.1:0"}})
 		}
 	}
+	var targets []string
+	for _, p := range fc.procs {
+		targets = append(targets, p.raftAddr)
+	}
+	fc.mesh = enginetest.NewFaultMesh(t, targets)
 	for i, p := range fc.procs {
 		var view []string
 		for j, o := range fc.procs {
-			addr := o.raftAddr
-			if i != j {
-				fc.links[i][j] = enginetest.NewFaultProxy(t, o.raftAddr)
-				addr = fc.links[i][j].Addr()
-			}
-			view = append(view, o.id+"="+addr)
+			view = append(view, o.id+"="+fc.mesh.Addr(i, j))
 		}
 		p.peerSpec = strings.Join(view, ",")
 	}
@@ -72,58 +72,12 @@ func (fc *faultCluster) leader(t *testing.T) (int, float64) {
 	l := waitLeader(t, fc.procs)
 	for j := range fc.procs {
 		if j != l {
-			link := fc.links[l][j]
+			link := fc.mesh.Link(l, j)
 			require.Eventually(t, func() bool { return link.Stats().Passed[enginetest.Up] > 0 }, 30*time.Second,
 				10*time.Millisecond, "%s's raft traffic to %s bypasses the proxy", fc.procs[l].id, fc.procs[j].id)
 		}
 	}
 	return l, fc.procs[l].term()
-}
-
-// each calls f for every link from or to node i.
-func (fc *faultCluster) each(i int, f func(from, to int, l *enginetest.FaultProxy)) {
-	for j := range fc.procs {
-		if j != i {
-			f(i, j, fc.links[i][j])
-			f(j, i, fc.links[j][i])
-		}
-	}
-}
-
-// isolate cuts every link of node i.
-func (fc *faultCluster) isolate(i int) {
-	fc.each(i, func(_, _ int, l *enginetest.FaultProxy) { l.Cut() })
-}
-
-// silence drops every byte node i sends to its peers (out) or every byte
-// they send to it (in), on the connections of both dialers.
-func (fc *faultCluster) silence(i int, out bool) {
-	fc.each(i, func(from, _ int, l *enginetest.FaultProxy) {
-		up := from == i // Up carries the dialer's bytes
-		if !out {
-			up = !up
-		}
-		if up {
-			l.Set(enginetest.Up, enginetest.Drop)
-		} else {
-			l.Set(enginetest.Down, enginetest.Drop)
-		}
-	})
-}
-
-// slow delays every byte to and from node i by d.
-func (fc *faultCluster) slow(i int, d time.Duration) {
-	fc.each(i, func(_, _ int, l *enginetest.FaultProxy) {
-		l.Set(enginetest.Up, enginetest.Delay(d))
-		l.Set(enginetest.Down, enginetest.Delay(d))
-	})
-}
-
-// heal lets every link pass again.
-func (fc *faultCluster) heal() {
-	for i := range fc.procs {
-		fc.each(i, func(_, _ int, l *enginetest.FaultProxy) { l.Heal() })
-	}
 }
 
 func (p *clusterProc) term() float64 {

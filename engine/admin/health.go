@@ -40,5 +40,8 @@ func (s *Server) notReady() string {
 	if err := q.JournalErr(); err != nil {
 		return "journal failed: " + err.Error()
 	}
+	if s := q.JournalStall(); s != "" {
+		return "disk stalled: " + s
+	}
 	return ""
 }

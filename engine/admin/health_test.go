@@ -117,3 +117,25 @@ func TestReadyzAfterStop(t *testing.T) {
 	assert.Equal(t, http.StatusServiceUnavailable, code)
 	assert.Contains(t, h.Reason, "not serving")
 }
+
+// stallingJournal is a failingJournal that reports a stalled disk.
+type stallingJournal struct {
+	failingJournal
+	stall string
+}
+
+func (j *stallingJournal) Stall() string { return j.stall }
+
+// TestReadyzDiskStalled: while the journal says changes wait for a slow
+// fsync, /readyz is 503 and says why.
+func TestReadyzDiskStalled(t *testing.T) {
+	j := &stallingJournal{}
+	clk := jobs.NewManualClock(t0)
+	s := newStackOn(t, jobs.New(jobs.Config{Clock: clk, Journal: j}), clk)
+	code, _ := readiness(t, s)
+	assert.Equal(t, http.StatusOK, code)
+	j.stall = "an fsync of the job log has taken 2.0s so far: changes wait for it"
+	code, h := readiness(t, s)
+	assert.Equal(t, http.StatusServiceUnavailable, code)
+	assert.Equal(t, "disk stalled: "+j.stall, h.Reason)
+}

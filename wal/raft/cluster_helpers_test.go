@@ -40,15 +40,23 @@ type tnode struct {
 	trans *hraft.InmemTransport
 	store *hraft.InmemStore
 	snaps *memSnapshots
-	n     *Node // nil while killed
+	clock jobs.Clock // nil: the system clock
+	n     *Node      // nil while killed
 }
 
 func newCluster(t *testing.T, size int) *tcluster {
+	return newClusterClocks(t, make([]jobs.Clock, size))
+}
+
+// newClusterClocks starts a cluster whose node i runs on clocks[i] (nil:
+// the system clock).
+func newClusterClocks(t *testing.T, clocks []jobs.Clock) *tcluster {
+	size := len(clocks)
 	c := &tcluster{t: t, cut: map[[2]int]bool{}}
 	var peers []Peer
 	for i := 0; i < size; i++ {
 		tn := &tnode{id: fmt.Sprintf("n%d", i), addr: hraft.ServerAddress(fmt.Sprintf("addr%d", i)),
-			store: hraft.NewInmemStore(), snaps: newMemSnapshots()}
+			store: hraft.NewInmemStore(), snaps: newMemSnapshots(), clock: clocks[i]}
 		c.nodes = append(c.nodes, tn)
 		peers = append(peers, Peer{ID: tn.id, Addr: string(tn.addr)})
 	}
@@ -99,6 +107,7 @@ func (c *tcluster) start(i int, peers []Peer) {
 		Timing:            testTiming,
 		SnapshotThreshold: 64, TrailingLogs: 16, SnapshotInterval: 100 * time.Millisecond,
 		MaxBatchBytes: 4 << 10,
+		Clock:         tn.clock,
 		OnLeader: func(*jobs.Queue) (string, error) {
 			return "client-" + tn.id, nil
 		},

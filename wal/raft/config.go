@@ -138,7 +138,7 @@ func (c *Config) withDefaults() (Config, error) {
 	x.MaxInflight = or(x.MaxInflight, 1)
 	x.ApplyTimeout = or(x.ApplyTimeout, 5*time.Second)
 	if x.Clock == nil {
-		x.Clock = jobs.NewSystemClock()
+		x.Clock = failpointClock()
 	}
 	return x, nil
 }

@@ -66,20 +66,31 @@
 // tlscert.NodeTLS (TLS 1.3, the chain verified against the CA, no name
 // check, reloaded on SIGHUP); README.md is the operator's guide.
 //
-// # Time is the leader's
+// # Time is the cluster's
 //
 // Delays, TTRs, pauses and reserve timeouts are timers of the leader's
 // queue, at a single node's precision (jobs' timing wheels). Their effects
 // that matter to others are records: a TTR running out is logged (the job
 // back to ready, timeouts+1); a delay ending is not, because a delayed
 // record whose deadline has passed restores as ready, which is the same
-// state. Deadlines are absolute Unix-epoch nanoseconds of the leader's
-// clock; a new leader re-arms every timer from its state, so after a
-// failover timers fire on the new leader's clock (keep clocks in NTP sync;
-// skew shifts them by the skew). Reserve timeouts belong to connections,
-// which do not survive a failover. A tube pause is a record (jobs.RecPause:
-// tube, length, end); PAUSED waits for its commit and a new leader re-arms
-// it for what is left.
+// state. Deadlines are absolute Unix-epoch nanoseconds of the leader that
+// set them; a new leader re-arms every timer from its state. Every node
+// notes the leader time the records it applies carry (clock.go), and a new
+// leader whose own clock is off from it (a stepped wall clock) runs its
+// queue on the cluster's time instead, with a warning. Reserve timeouts
+// belong to connections, which do not survive a failover. A tube pause is
+// a record (jobs.RecPause: tube, length, end); PAUSED waits for its commit
+// and a new leader re-arms it for what is left.
+//
+// # Read fences
+//
+// A leader cut off from its followers keeps its queue until it notices,
+// and that queue holds changes not yet committed. A command that only
+// shows jobs therefore waits for a read fence (Journal.Fence, fence.go):
+// it commits after every record appended before it and after proof that
+// this node still leads (the next entry, or a VerifyLeader round when no
+// record is pending); if leadership is lost first, the read is answered
+// INTERNAL_ERROR.
 //
 // # Reservations
 //

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	hraft "github.com/hashicorp/raft"
 	"github.com/rs/zerolog"
@@ -33,6 +34,10 @@ type fsm struct {
 	st      state
 	applied uint64 // index of the last entry applied
 	bad     uint64 // entries that did not decode
+	// replayTo is the last index the log held when the process started:
+	// entries up to it are replayed, later ones live (clock.go).
+	replayTo uint64
+	time     clusterTime // the leaders' clock, as the records show it (clock.go)
 }
 
 func newFSM(log zerolog.Logger) *fsm { return &fsm{log: log, st: newState()} }
@@ -59,8 +64,10 @@ func (f *fsm) Apply(l *hraft.Log) interface{} {
 	if j := f.src.Load(); j != nil {
 		bodies = j.takeBody
 	}
+	live, now := l.Index > f.replayTo, time.Now()
 	err := decodeEntry(l.Data, bodies, func(rec *jobs.Record) error {
 		f.st.apply(rec)
+		f.time.observe(rec, live, now)
 		return nil
 	})
 	if err != nil {
@@ -105,6 +112,9 @@ func (f *fsm) Restore(rc io.ReadCloser) error {
 	}
 	f.mu.Lock()
 	f.st = st
+	for _, rec := range st.jobs {
+		f.time.observe(rec, false, time.Time{})
+	}
 	f.mu.Unlock()
 	return nil
 }

@@ -21,6 +21,7 @@ var ErrLeadershipLost = errors.New("raft: leadership lost before the change was 
 // applier is what the journal needs of *hraft.Raft (a fake in tests).
 type applier interface {
 	Apply(cmd []byte, timeout time.Duration) hraft.ApplyFuture
+	VerifyLeader() hraft.Future
 }
 
 // Journal is the leader's jobs.Journal for one term of leadership: Append
@@ -59,9 +60,10 @@ type Journal struct {
 	closeOnce sync.Once
 }
 
-// batch is one raft entry in flight: the records up to last.
+// batch is one raft entry in flight (or a VerifyLeader round, for read
+// fences alone: fence.go): the records up to last.
 type batch struct {
-	f    hraft.ApplyFuture
+	f    hraft.Future
 	last uint64
 }
 
@@ -197,16 +199,8 @@ func (j *Journal) runBatcher() {
 			if len(recs) == 0 {
 				break
 			}
-			size := 0
-			for i := range recs {
-				size += recordSizeHint(&recs[i])
-			}
-			// Counted before the hand-off, so that whoever sees raft take
-			// the entry also sees it counted.
-			j.counts.entries.Add(1)
-			j.counts.records.Add(uint64(len(recs)))
 			j.flying.Add(1)
-			f := j.r.Apply(encodeEntry(recs, size), j.applyWait)
+			f := j.propose(recs)
 			select {
 			case j.inflight <- batch{f: f, last: last}:
 			case <-j.stop:
@@ -248,8 +242,8 @@ func (j *Journal) runAcker() {
 		case j.landed <- struct{}{}:
 		default:
 		}
-		if err == nil {
-			if resp, ok := b.f.Response().(error); ok && resp != nil {
+		if af, ok := b.f.(hraft.ApplyFuture); ok && err == nil {
+			if resp, ok := af.Response().(error); ok && resp != nil {
 				err = resp
 			}
 		}

@@ -44,6 +44,22 @@ func (r *fakeRaft) Apply(cmd []byte, _ time.Duration) hraft.ApplyFuture {
 	return f
 }
 
+// VerifyLeader is a round the test resolves, like an entry with no records.
+func (r *fakeRaft) VerifyLeader() hraft.Future {
+	if r.gate != nil {
+		r.entered <- struct{}{}
+		<-r.gate
+	}
+	f := &fakeFuture{done: make(chan error, 1)}
+	r.mu.Lock()
+	r.entries = append(r.entries, nil)
+	r.futures = append(r.futures, f)
+	n := len(r.entries)
+	r.mu.Unlock()
+	r.applied <- n
+	return f
+}
+
 func newFakeRaft(_ *testing.T, gated bool) *fakeRaft {
 	r := &fakeRaft{applied: make(chan int, 100)}
 	if gated {

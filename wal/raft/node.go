@@ -70,6 +70,9 @@ func Open(c Config) (*Node, error) {
 		n.closeStores()
 		return nil, err
 	}
+	if last, err := n.cfg.LogStore.LastIndex(); err == nil {
+		n.fsm.replayTo = last // entries the log holds now are replayed, not live (clock.go)
+	}
 	rc := cfg.raftConfig()
 	hasState, err := hraft.HasExistingState(n.cfg.LogStore, n.cfg.StableStore, n.cfg.SnapshotStore)
 	if err != nil {
@@ -153,7 +156,7 @@ func (n *Node) startTerm() error {
 		return fmt.Errorf("barrier: %w", err)
 	}
 	j := newJournal(n.raft, n.cfg.MaxBatchBytes, n.cfg.MaxInflight, n.cfg.ApplyTimeout, &n.proposed)
-	q := jobs.New(jobs.Config{Clock: n.cfg.Clock, Journal: j, Replicated: true})
+	q := jobs.New(jobs.Config{Clock: n.termClock(), Journal: j, Replicated: true})
 	if err := n.fsm.withState(func(s *state) error { return s.restoreInto(q) }); err != nil {
 		j.Close()
 		return fmt.Errorf("build the queue from the replicated state: %w", err)
@@ -180,6 +183,20 @@ func (n *Node) startTerm() error {
 		return fmt.Errorf("serve: %w", err)
 	}
 	return n.announce(addr)
+}
+
+// termClock is the clock of a term that starts now (clock.go): this
+// node's, unless it is off from the cluster's time.
+func (n *Node) termClock() jobs.Clock {
+	n.fsm.mu.Lock()
+	est, live := n.fsm.time.estimate(time.Now())
+	n.fsm.mu.Unlock()
+	c, off := termClockFor(n.cfg.Clock, est, live)
+	if off != 0 {
+		n.log.Warn().Float64("off_s", off.Seconds()).Bool("live", live).
+			Msg("this node's clock is off from the cluster's time: its timers follow the cluster's")
+	}
+	return c
 }
 
 // endTerm discards the leader's queue, if any.

@@ -27,7 +27,7 @@ func (n *Node) openStores() error {
 		}
 		n.closers = append(n.closers, w.Close)
 		if c.LogStore == nil {
-			c.LogStore = w
+			c.LogStore = failpointLogs(w)
 		}
 		if c.StableStore == nil {
 			c.StableStore = w
