@@ -6,7 +6,7 @@ import (
 )
 
 // Figures for monitoring (the admin listener's stalkd_wal_* series), kept
-// off the append path: the writer times each fsync (syncStore) and the
+// off the append path: the sync goroutine times each fsync (syncStore) and the
 // compactor counts its rounds, with a few atomic adds each.
 
 // FsyncBuckets are the upper bounds, in seconds, of the fsync latency
@@ -39,10 +39,11 @@ func (m *walMetrics) compacted(ok bool) {
 	}
 }
 
-// syncStore fsyncs the current segment, timing it. Writer goroutine only.
-func (l *Log) syncStore() error {
+// syncStore fsyncs segment file f, timing it. Sync goroutine (or Open,
+// Close).
+func (l *Log) syncStore(f appendFile) error {
 	start := time.Now()
-	err := l.store.Sync()
+	err := f.Sync()
 	l.metrics.observeFsync(time.Since(start))
 	return err
 }

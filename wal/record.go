@@ -106,6 +106,11 @@ func appendMeta(dst []byte, m meta) []byte {
 	return seal(dst, start)
 }
 
+// metaSize is len(appendMeta(nil, m)).
+func metaSize(m meta) int {
+	return crcLen + 1 + uvarintLen(m.durable) + uvarintLen(m.logStart) + uvarintLen(m.maxID)
+}
+
 func seal(dst []byte, start int) []byte {
 	binary.LittleEndian.PutUint32(dst[start:], crc32.Checksum(dst[start+crcLen:], castagnoli))
 	return dst
@@ -137,8 +142,8 @@ func recordSize(rec *jobs.Record) int {
 	return n
 }
 
-// entrySize is what a record of n bytes occupies in a tidwall/wal segment
-// (its binary framing is a uvarint length before the data).
+// entrySize is what a record of n bytes occupies in a segment (tidwall/wal's
+// binary framing: a uvarint length before the data).
 func entrySize(n int) int { return uvarintLen(uint64(n)) + n }
 
 func uvarintLen(x uint64) int { return (bits.Len64(x|1) + 6) / 7 }

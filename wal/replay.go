@@ -60,7 +60,7 @@ func (l *Log) replay(q queue) error {
 	l.mu.Lock()
 	l.running = true
 	l.mu.Unlock()
-	go l.runWriter()
+	go l.runSyncer()
 	go l.runCompactor(q)
 	signal(l.wake)
 	return nil

@@ -1,0 +1,78 @@
+package wal
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
+)
+
+// appendFile is an open segment file, opened for appending. The journal's
+// writer (whichever goroutine holds Log.wmu: an event loop, the sync
+// goroutine, Close) appends to the current one and truncates it back after a
+// failed write; the sync goroutine fsyncs it and the retired ones, and is the
+// only one to close them. Tests wrap it to inject faults and to simulate a
+// power loss (dropping what was never synced).
+type appendFile interface {
+	// Write appends p (the file is opened O_APPEND: after Truncate the next
+	// write lands at the new end).
+	Write(p []byte) (int, error)
+	// Sync makes the file's data durable (fdatasync: an appended file's
+	// size is part of what it writes).
+	Sync() error
+	// Truncate cuts the file to size bytes.
+	Truncate(size int64) error
+	Close() error
+}
+
+// openSegment opens the segment file at path for appending, creating it
+// empty when create is set (truncating a leftover of the same name, as
+// tidwall/wal does).
+func openSegment(path string, create bool) (appendFile, error) {
+	flag := os.O_WRONLY | os.O_APPEND
+	if create {
+		flag |= os.O_CREATE | os.O_TRUNC
+	}
+	f, err := os.OpenFile(path, flag, 0o640)
+	if err != nil {
+		return nil, err
+	}
+	return osSegment{f}, nil
+}
+
+// osSegment is a segment file on the real file system.
+type osSegment struct{ *os.File }
+
+func (s osSegment) Sync() error { return fdatasync(s.File) }
+
+// isNoSpace reports a full disk or an exhausted quota.
+func isNoSpace(err error) bool {
+	return errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT)
+}
+
+// syncDir fsyncs a directory, making file creations, renames and removals
+// in it durable.
+func syncDir(dir string) error { return syncClose(os.Open(dir)) }
+
+// syncFile fsyncs the file at path.
+func syncFile(path string) error { return syncClose(os.OpenFile(path, os.O_WRONLY, 0)) }
+
+// syncClose fsyncs and closes f, just opened (or not: err), and returns the
+// first error.
+func syncClose(f *os.File, err error) error {
+	if err != nil {
+		return err
+	}
+	err = f.Sync()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// segmentPath is the file of the segment whose first index is start (the
+// name tidwall/wal gives it).
+func segmentPath(dir string, start uint64) string {
+	return filepath.Join(dir, fmt.Sprintf("%020d", start))
+}
