@@ -60,7 +60,7 @@ type Log struct {
 	manFailed  bool   // the last manifest update failed (logged once)
 	syncedTail uint64 // every segment before this one is fsynced and closed
 
-	manMu sync.Mutex // serializes manifest writes (the writer's and the id lease's); before mu
+	manMu sync.Mutex // serializes manifest writes (the sync goroutine's and the id lease's); after wmu, before mu
 	man   manifest   // what DIR/manifest says; guarded by manMu
 
 	lease      *idLease // hands out job ids (lease.go)

@@ -1,9 +1,9 @@
 package wal
 
-// recQueue holds the records waiting for the writer in fixed-size blocks,
+// recQueue holds the records waiting for a writer in fixed-size blocks,
 // so that a burst never copies what was already queued (a growing slice
 // would) and the blocks are reused once written. Guarded by Log.mu, except
-// for the blocks taken by the writer, which it owns until it recycles them.
+// for the blocks taken by a writer, which it owns until it recycles them.
 type recQueue struct {
 	blocks [][]pendingRec
 	n      int
