@@ -76,12 +76,7 @@ func (l *Log) track(rec *jobs.Record, idx uint64, size int64, moving bool) {
 	l.maxID = max(l.maxID, rec.ID)
 	switch rec.Kind {
 	case jobs.RecPut:
-		if old, ok := l.jobs.get(rec.ID); ok {
-			l.live -= int64(old.size)
-		}
-		l.jobs.set(rec.ID, loc{index: idx, size: uint32(size)})
-		l.live += size
-		l.whole = append(l.whole, wholeRec{index: idx, id: rec.ID})
+		l.live += size - int64(l.jobs.set(rec.ID, idx, uint32(size)))
 		if moving {
 			l.migrated++
 		}
@@ -99,8 +94,8 @@ func (l *Log) track(rec *jobs.Record, idx uint64, size int64, moving bool) {
 
 // forget drops job id from the index. Called with mu held.
 func (l *Log) forget(id uint64) {
-	if old, ok := l.jobs.del(id); ok {
-		l.live -= int64(old.size)
+	if size, ok := l.jobs.del(id); ok {
+		l.live -= int64(size)
 	}
 }
 

@@ -1,6 +1,7 @@
 package wal
 
 import (
+	"sort"
 	"time"
 )
 
@@ -76,59 +77,89 @@ func (l *Log) compactRound(q queue) bool {
 }
 
 // plan picks the oldest segments to clean and the live jobs to move out of
-// them; cut is the first index after them (0: nothing worth doing).
+// them; cut is the first index after them (0: nothing worth doing). It
+// reads the job table a chunk at a time (scanJobs), so the writers are
+// never held up for more than that.
 func (l *Log) plan() (ids []uint64, cut uint64) {
 	l.mu.Lock()
-	defer l.mu.Unlock()
 	if !l.compactNeeded() {
+		l.mu.Unlock()
 		return nil, 0
 	}
-	segs := l.segs.segs
-	target := l.live*3/2 + l.segs.size
+	segs := append([]segment(nil), l.segs.segs...)
+	total, target := l.segs.total, l.live*3/2+l.segs.size
+	l.mu.Unlock()
+	liveIn := make([]int64, len(segs)) // bytes of live whole records per segment
+	l.scanJobs(func(_, index uint64, size uint32) {
+		liveIn[segmentOf(segs, index)] += int64(size)
+	})
 	var freed, moved int64
-	w, k := l.wholeHead, 0
+	k := 0
 	for k < len(segs)-1 {
-		end := segs[k+1].start
-		for ; w < len(l.whole) && l.whole[w].index < end; w++ {
-			if r := l.whole[w]; l.current(r) {
-				ids = append(ids, r.id)
-				lc, _ := l.jobs.get(r.id)
-				moved += int64(lc.size)
-			}
-		}
 		freed += segs[k].bytes
+		moved += liveIn[k]
 		k++
-		if end-1 > segs[0].start && l.segs.total-freed+moved <= target {
+		if segs[k].start-1 > segs[0].start && total-freed+moved <= target {
 			break
 		}
 	}
 	cut = segs[k].start
 	if cut-1 <= segs[0].start || freed-moved <= 0 {
+		l.mu.Lock()
 		l.compactAfter = l.segs.total + l.segs.size/4
+		l.mu.Unlock()
 		return nil, 0
 	}
+	l.scanJobs(func(id, index uint64, _ uint32) {
+		if index < cut {
+			ids = append(ids, id)
+		}
+	})
 	return ids, cut
 }
 
-// current reports whether r is still the latest whole record of a live
-// job. Called with mu held.
-func (l *Log) current(r wholeRec) bool {
-	lc, ok := l.jobs.get(r.id)
-	return ok && lc.index == r.index
+// segmentOf is the position in segs of the segment holding index.
+func segmentOf(segs []segment, index uint64) int {
+	return max(sort.Search(len(segs), func(i int) bool { return segs[i].start > index })-1, 0)
+}
+
+// scanJobs calls fn for every live job, taking mu for one chunk of the
+// table at a time, and for the ids kept apart (far) last. Jobs put during
+// the scan may be missed; every job live throughout is seen (a job the
+// table moves apart meanwhile is found there). Compactor only.
+func (l *Log) scanJobs(fn func(id, index uint64, size uint32)) {
+	l.mu.Lock()
+	lo, hi := l.jobs.base, l.jobs.end()
+	l.mu.Unlock()
+	for c := lo; c < hi; c += locChunk {
+		l.mu.Lock()
+		l.jobs.each(c, c+locChunk, false, fn)
+		l.mu.Unlock()
+	}
+	l.mu.Lock()
+	l.jobs.each(0, 0, true, fn)
+	l.mu.Unlock()
 }
 
 // truncate checks that no live job still has its whole record before cut,
 // queues a meta record naming the new start (and the id high-water mark),
-// and waits for the sync goroutine to make it durable and truncate the front.
+// and waits for the sync goroutine to make it durable and truncate the
+// front. The check reads the table a chunk at a time: a job's whole record
+// only ever moves forward, to the log's end, so a job found clean stays
+// clean.
 func (l *Log) truncate(cut uint64) bool {
+	var stuck uint64
+	l.scanJobs(func(id, index uint64, _ uint32) {
+		if index < cut && stuck == 0 {
+			stuck = id
+		}
+	})
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	for w := l.wholeHead; w < len(l.whole) && l.whole[w].index < cut; w++ {
-		if r := l.whole[w]; l.current(r) {
-			l.log.Warn().Uint64("job_id", r.id).Msg("compaction could not move a job; retrying later")
-			l.compactAfter = l.segs.total + l.segs.size/4
-			return false
-		}
+	if stuck != 0 {
+		l.log.Warn().Uint64("job_id", stuck).Msg("compaction could not move a job; retrying later")
+		l.compactAfter = l.segs.total + l.segs.size/4
+		return false
 	}
 	if l.failed != nil || l.closing {
 		return false
@@ -184,8 +215,7 @@ func (l *Log) serveTruncate() {
 }
 
 // dropFront replaces the segments before first's successor with first (the
-// new first segment a truncation wrote), and forgets whole records before
-// it. Called with mu held.
+// new first segment a truncation wrote). Called with mu held.
 func (l *Log) dropFront(first segment) {
 	segs := l.segs.segs
 	k := 0
@@ -194,14 +224,7 @@ func (l *Log) dropFront(first segment) {
 	}
 	segs[k] = first
 	l.segs.reset(append(segs[:0], segs[k:]...))
-	for l.wholeHead < len(l.whole) && l.whole[l.wholeHead].index < first.start {
-		l.wholeHead++
-	}
-	if l.wholeHead > len(l.whole)/2 {
-		n := copy(l.whole, l.whole[l.wholeHead:])
-		l.whole = l.whole[:n]
-		l.wholeHead = 0
-	}
+	l.jobs.floor = first.start // every live record lies from here on
 }
 
 // relist brings the picture of every segment but the tail (which the

@@ -102,7 +102,7 @@
 // calls the subscribers; records written while it syncs form the next
 // group, so one fsync acknowledges every waiting client. A record no one
 // flushes (a timer's, a compaction's) is written by the sync goroutine
-// within 10 ms.
+// within 100 ms.
 //
 // # Space
 //

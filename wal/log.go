@@ -81,14 +81,12 @@ type Log struct {
 	retired []retiredSeg // full segments the sync goroutine has yet to fsync and close
 	newSeg  bool         // a segment file was created since the last directory fsync
 
-	jobs      locTable   // live job -> its latest whole record
-	whole     []wholeRec // whole records in index order (stale ones included)
-	wholeHead int
-	live      int64             // bytes of the latest whole record of every live job
-	policyAt  map[string]uint64 // tube -> wal index of its latest policy record
-	maxID     uint64
-	segs      segList
-	logStart  uint64 // first index the log claims to hold (metas carry it)
+	jobs     jobLocs           // live job -> its latest whole record
+	live     int64             // bytes of the latest whole record of every live job
+	policyAt map[string]uint64 // tube -> wal index of its latest policy record
+	maxID    uint64
+	segs     segList
+	logStart uint64 // first index the log claims to hold (metas carry it)
 
 	writtenIndex, writtenSeq uint64
 	durableIndex, durableSeq uint64
@@ -302,14 +300,14 @@ func (l *Log) notify() {
 func (l *Log) File(id uint64) int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	lc, ok := l.jobs.get(id)
+	index, _, ok := l.jobs.get(id)
 	if !ok {
 		return 0
 	}
-	if lc.index > l.writtenIndex {
+	if index > l.writtenIndex {
 		return int(l.segs.tail().start)
 	}
-	return int(l.segs.find(lc.index))
+	return int(l.segs.find(index))
 }
 
 // Stats returns the log's figures. Safe for concurrent use.

@@ -36,7 +36,7 @@ func (l *Log) load() error {
 	if err != nil {
 		return err
 	}
-	sc := newScan(l.opts.Salvage, l.log, files)
+	sc := newScan(l.opts.Salvage, l.log)
 	if err := sc.run(files); err != nil {
 		return err
 	}
@@ -192,13 +192,12 @@ func (l *Log) salvage(files []segFile, img *image) (uint64, error) {
 	l.segs.reset([]segment{{start: 1}})
 	var recs []pendingRec
 	idx := uint64(1)
-	img.whole, img.live = img.whole[:0], 0
+	img.live = 0
 	img.each(func(r *jobs.Record) {
 		lc, _ := img.locs.get(r.ID)
 		lc.index, lc.size = idx, uint32(entrySize(recordSize(r)))
 		img.locs.set(r.ID, lc)
 		img.live += int64(lc.size)
-		img.whole = append(img.whole, wholeRec{index: idx, id: r.ID})
 		recs = append(recs, pendingRec{rec: *r, index: idx})
 		idx++
 	})
@@ -243,7 +242,10 @@ func (l *Log) adopt(img *image, last uint64) error {
 	l.logStart = files[0].start
 	l.maxID = img.maxID
 	l.written = 0 // a salvage's rewrite is not the server's writing
-	l.jobs, l.live, l.whole = img.locs, img.live, img.whole
+	l.jobs = jobLocs{idxBase: l.logStart, floor: l.logStart}
+	img.locs.each(func(id uint64, lc loc) { l.jobs.set(id, lc.index, lc.size) })
+	img.locs = locTable{} // the image's table is garbage now, the records still needed by Replay
+	l.live = img.live
 	for name, ip := range img.policies {
 		if l.policyAt == nil {
 			l.policyAt = make(map[string]uint64)

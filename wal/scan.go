@@ -56,12 +56,8 @@ type scan struct {
 	budget   int64
 }
 
-func newScan(salvage bool, log zerolog.Logger, files []segFile) *scan {
-	var total int64
-	for _, f := range files {
-		total += f.size
-	}
-	return &scan{salvage: salvage, log: log, img: newImage(total), budget: resyncBudget}
+func newScan(salvage bool, log zerolog.Logger) *scan {
+	return &scan{salvage: salvage, log: log, img: newImage(), budget: resyncBudget}
 }
 
 // run scans files. Without salvage it stops at the first damage that is not

@@ -26,7 +26,7 @@ import (
 // goroutine when it is idle (the first record after a quiet period).
 
 // backstopEvery bounds how long a record nobody flushed stays unwritten.
-const backstopEvery = 10 * time.Millisecond
+const backstopEvery = 100 * time.Millisecond
 
 // runSyncer is the sync goroutine.
 func (l *Log) runSyncer() {
