@@ -15,9 +15,11 @@ import (
 // only one to close them. Tests wrap it to inject faults and to simulate a
 // power loss (dropping what was never synced).
 type appendFile interface {
-	// Write appends p (the file is opened O_APPEND: after Truncate the next
-	// write lands at the new end).
-	Write(p []byte) (int, error)
+	// Writev appends the buffers, in order, with one writev(2) (the file
+	// is opened O_APPEND: after Truncate the next write lands at the new
+	// end), and returns how many bytes were written: less than all only
+	// with an error.
+	Writev(bufs [][]byte) (int, error)
 	// Sync makes the file's data durable (fdatasync: an appended file's
 	// size is part of what it writes).
 	Sync() error
@@ -45,6 +47,8 @@ func openSegment(path string, create bool) (appendFile, error) {
 type osSegment struct{ *os.File }
 
 func (s osSegment) Sync() error { return fdatasync(s.File) }
+
+func (s osSegment) Writev(bufs [][]byte) (int, error) { return writev(s.File, bufs) }
 
 // isNoSpace reports a full disk or an exhausted quota.
 func isNoSpace(err error) bool {
@@ -75,4 +79,16 @@ func syncClose(f *os.File, err error) error {
 // name tidwall/wal gives it).
 func segmentPath(dir string, start uint64) string {
 	return filepath.Join(dir, fmt.Sprintf("%020d", start))
+}
+
+// advance drops the first n bytes from bufs (a partial writev).
+func advance(bufs [][]byte, n int) [][]byte {
+	for len(bufs) > 0 && n >= len(bufs[0]) {
+		n -= len(bufs[0])
+		bufs = bufs[1:]
+	}
+	if len(bufs) > 0 {
+		bufs[0] = bufs[0][n:]
+	}
+	return bufs
 }

@@ -28,7 +28,7 @@ func (l *Log) recoverWrite(err error, pre int64) error {
 	if !isNoSpace(err) || !l.releaseReserve() {
 		return fmt.Errorf("wal: write: %w", err)
 	}
-	if _, err := l.cur.Write(l.wbuf); err != nil {
+	if _, err := l.cur.Writev(l.gather()); err != nil {
 		if terr := l.cur.Truncate(pre); terr != nil {
 			return fmt.Errorf("wal: write after releasing the space reserve: %w (and cutting the partial write off failed: %v)", err, terr)
 		}

@@ -93,15 +93,15 @@ type faultFile struct {
 	path string
 }
 
-func (s *faultFile) Write(p []byte) (int, error) {
+func (s *faultFile) Writev(bufs [][]byte) (int, error) {
 	s.f.mu.Lock()
 	defer s.f.mu.Unlock()
 	s.f.writes++
 	if err := s.f.writeErr; err != nil {
-		n, _ := s.appendFile.Write([]byte("\x40partial write garbage"))
+		n, _ := s.appendFile.Writev([][]byte{[]byte("\x40partial write garbage")})
 		return n, &os.PathError{Op: "write", Path: s.path, Err: err}
 	}
-	n, err := s.appendFile.Write(p)
+	n, err := s.appendFile.Writev(bufs)
 	if err != nil {
 		return n, err
 	}

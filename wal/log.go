@@ -46,7 +46,10 @@ type Log struct {
 	// fsync. Open and Close own the write state while no one else runs.
 	wmu       sync.Mutex
 	wbuf      []byte       // the chunk being encoded
-	wchunk    []chunkEntry // the records in wbuf
+	wchunk    []chunkEntry // the records in the chunk
+	wcuts     []bodyCut    // the bodies gathered into the chunk (not in wbuf)
+	wiov      [][]byte     // the chunk's buffers for writev
+	wsize     int          // the chunk's bytes, gathered bodies included
 	tailBytes int64        // bytes in the current segment file
 
 	// Sync-goroutine-owned (Close owns them once it has stopped).

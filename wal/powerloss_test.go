@@ -121,13 +121,13 @@ type powerFile struct {
 	size, synced int64 // guarded by d.mu
 }
 
-func (f *powerFile) Write(p []byte) (int, error) {
+func (f *powerFile) Writev(bufs [][]byte) (int, error) {
 	f.d.mu.Lock()
 	defer f.d.mu.Unlock()
 	if f.d.down {
 		return 0, &os.PathError{Op: "write", Path: f.path, Err: syscall.EIO}
 	}
-	n, err := f.appendFile.Write(p)
+	n, err := f.appendFile.Writev(bufs)
 	f.size += int64(n)
 	return n, err
 }

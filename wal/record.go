@@ -67,6 +67,37 @@ func AppendRecord(dst []byte, rec *jobs.Record) []byte {
 	return seal(dst, start)
 }
 
+// appendRecordAround encodes rec as AppendRecord does, but for a put leaves
+// its body out: the entry is out[start:at], then rec.Body, then out[at:],
+// and its checksum covers the three. A writer gathers the pieces with one
+// writev, so a large body goes from the job to the kernel without a copy
+// into the writer's buffer. Other records are whole in out (at == len(out)).
+func appendRecordAround(dst []byte, rec *jobs.Record) (out []byte, at int) {
+	if rec.Kind != jobs.RecPut {
+		out = AppendRecord(dst, rec)
+		return out, len(out)
+	}
+	start := len(dst)
+	kind := kindPut
+	if rec.Sched != 0 {
+		kind = kindSchedPut
+	}
+	dst = append(dst, 0, 0, 0, 0, kind)
+	dst = binary.AppendUvarint(dst, rec.ID)
+	state, _ := stateByte(rec.State)
+	dst = fields.AppendJobHead(append(dst, state), rec)
+	at = len(dst)
+	dst = fields.AppendBodyEnd(dst)
+	if kind == kindSchedPut {
+		dst = fields.AppendSched(dst, rec)
+	}
+	sum := crc32.Update(0, castagnoli, dst[start+crcLen:at])
+	sum = crc32.Update(sum, castagnoli, rec.Body)
+	sum = crc32.Update(sum, castagnoli, dst[at:])
+	binary.LittleEndian.PutUint32(dst[start:], sum)
+	return dst, at
+}
+
 // appendIDs encodes the id list of a clear record.
 func appendIDs(dst []byte, ids []uint64) []byte {
 	dst = binary.AppendUvarint(dst, uint64(len(ids)))

@@ -10,8 +10,9 @@ import (
 
 // Writing. Append only queues a record; Flush writes every queued record
 // to the current segment file, encoded into one buffer and handed to the
-// kernel with one write(2) per chunk (at most a quarter of the space
-// reserve), on the caller's goroutine: a server's event loop at the end of
+// kernel with one writev(2) per chunk (at most a quarter of the space
+// reserve; a large body is gathered from the job's own memory, not copied
+// into the buffer), on the caller's goroutine: a server's event loop at the end of
 // its batch of commands, as beanstalkd and Redis's append-only file do. The
 // page cache takes the bytes; the fsync is the sync goroutine's (sync.go),
 // so a write never waits for the disk, and no lock a writer takes is held
@@ -97,9 +98,10 @@ func (l *Log) writeAll(batch [][]pendingRec) error {
 }
 
 // add encodes p into the chunk, writing the chunk first when p starts a new
-// segment, and after it when the chunk is large enough.
+// segment, and after it when the chunk is large enough. A put's large body
+// is not copied: the chunk notes where it goes (writeChunk gathers it).
 func (l *Log) add(p *pendingRec) error {
-	if l.tailBytes+int64(len(l.wbuf)) >= l.opts.SegmentSize && l.tailBytes+int64(len(l.wbuf)) > 0 {
+	if l.tailBytes+int64(l.wsize) >= l.opts.SegmentSize && l.tailBytes+int64(l.wsize) > 0 {
 		if err := l.writeChunk(); err != nil {
 			return err
 		}
@@ -108,22 +110,46 @@ func (l *Log) add(p *pendingRec) error {
 		}
 	}
 	start := len(l.wbuf)
-	if p.isMeta {
+	gathered := 0
+	switch {
+	case p.isMeta:
 		l.wbuf = binary.AppendUvarint(l.wbuf, uint64(metaSize(p.m)))
 		l.wbuf = appendMeta(l.wbuf, p.m)
-	} else {
+	case p.rec.Kind == jobs.RecPut && len(p.rec.Body) >= gatherMin:
+		l.wbuf = binary.AppendUvarint(l.wbuf, uint64(recordSize(&p.rec)))
+		var at int
+		l.wbuf, at = appendRecordAround(l.wbuf, &p.rec)
+		l.wcuts = append(l.wcuts, bodyCut{at: at, body: p.rec.Body})
+		gathered = len(p.rec.Body)
+	default:
 		l.wbuf = binary.AppendUvarint(l.wbuf, uint64(recordSize(&p.rec)))
 		l.wbuf = AppendRecord(l.wbuf, &p.rec)
 	}
-	l.wchunk = append(l.wchunk, chunkEntry{index: p.index, seq: p.seq, size: int32(len(l.wbuf) - start), isMeta: p.isMeta})
-	if len(l.wbuf) >= l.opts.chunkSize() {
+	size := len(l.wbuf) - start + gathered
+	l.wsize += size
+	l.wchunk = append(l.wchunk, chunkEntry{index: p.index, seq: p.seq, size: int32(size), isMeta: p.isMeta})
+	if l.wsize >= l.opts.chunkSize() || len(l.wcuts) >= maxCuts {
 		return l.writeChunk()
 	}
 	return nil
 }
 
+// gatherMin is the body size from which a put's body is written from the
+// job's memory (writev) rather than copied into the chunk; maxCuts bounds
+// the bodies gathered into one writev (IOV_MAX is 1024 buffers).
+const (
+	gatherMin = 4 << 10
+	maxCuts   = 500
+)
+
+// bodyCut is a body that goes into the chunk at wbuf offset at.
+type bodyCut struct {
+	at   int
+	body []byte
+}
+
 // writeChunk writes the encoded chunk to the current segment file with one
-// write(2), recovering from a failure if it can, and advances the written
+// writev(2), recovering from a failure if it can, and advances the written
 // marks (and, unless -f0, Committed).
 func (l *Log) writeChunk() error {
 	if len(l.wchunk) == 0 {
@@ -131,12 +157,12 @@ func (l *Log) writeChunk() error {
 	}
 	defer l.resetChunk()
 	pre := l.tailBytes
-	if _, err := l.cur.Write(l.wbuf); err != nil {
+	if _, err := l.cur.Writev(l.gather()); err != nil {
 		if err := l.recoverWrite(err, pre); err != nil {
 			return err
 		}
 	}
-	l.tailBytes += int64(len(l.wbuf))
+	l.tailBytes += int64(l.wsize)
 	wake := false
 	l.mu.Lock()
 	if l.failed != nil {
@@ -153,7 +179,7 @@ func (l *Log) writeChunk() error {
 	}
 	l.writtenIndex = l.wchunk[len(l.wchunk)-1].index
 	if l.lowSpace {
-		l.lowSpent += int64(len(l.wbuf))
+		l.lowSpent += int64(l.wsize)
 	}
 	switch {
 	case l.syncEvery():
@@ -172,9 +198,25 @@ func (l *Log) writeChunk() error {
 	return nil
 }
 
-// resetChunk empties the chunk, dropping a buffer a huge record grew.
+// gather lists the chunk's buffers for writev: the encoded bytes, with each
+// gathered body in its place.
+func (l *Log) gather() [][]byte {
+	bufs, prev := l.wiov[:0], 0
+	for _, c := range l.wcuts {
+		bufs = append(bufs, l.wbuf[prev:c.at], c.body)
+		prev = c.at
+	}
+	l.wiov = append(bufs, l.wbuf[prev:])
+	return l.wiov
+}
+
+// resetChunk empties the chunk, dropping a buffer a huge record grew and the
+// chunk's references to job bodies.
 func (l *Log) resetChunk() {
-	l.wbuf, l.wchunk = l.wbuf[:0], l.wchunk[:0]
+	l.wbuf, l.wchunk, l.wsize = l.wbuf[:0], l.wchunk[:0], 0
+	clear(l.wcuts)
+	l.wcuts = l.wcuts[:0]
+	clear(l.wiov)
 	if cap(l.wbuf) > 4*l.opts.chunkSize() {
 		l.wbuf = nil
 	}

@@ -46,7 +46,7 @@ var arrows = map[string]allow{
 	"jobs/cluster":           {code: list(), tests: list()}, // the cluster vocabulary: a std-only leaf
 
 	// Persistence: the journal seam jobs declares, on disk or through raft.
-	"wal":                 {code: list("jobs", "wal/internal/fields", fwTidwall, fwZerolog), tests: list(fwTestify)},
+	"wal":                 {code: list("jobs", "wal/internal/fields", fwTidwall, fwXsys, fwZerolog), tests: list(fwTestify)},
 	"wal/internal/fields": {code: list("jobs"), tests: list(fwTestify)},
 	"wal/raft": {code: list("jobs", "jobs/cluster", "wal/internal/fields", fwRaft, fwHclog, fwRaftWAL, fwZerolog),
 		tests: list("engine/enginetest", "engine/tlscert", fwTestify)},
