@@ -40,15 +40,20 @@ func openSegment(path string, create bool) (appendFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	return osSegment{f}, nil
+	return &osSegment{File: f, fd: int(f.Fd())}, nil
 }
 
-// osSegment is a segment file on the real file system.
-type osSegment struct{ *os.File }
+// osSegment is a segment file on the real file system. fd is the File's
+// descriptor (a regular file never goes through the poller), kept so that
+// a write is one system call and no allocation.
+type osSegment struct {
+	*os.File
+	fd int
+}
 
-func (s osSegment) Sync() error { return fdatasync(s.File) }
+func (s *osSegment) Sync() error { return fdatasync(s.File, s.fd) }
 
-func (s osSegment) Writev(bufs [][]byte) (int, error) { return writev(s.File, bufs) }
+func (s *osSegment) Writev(bufs [][]byte) (int, error) { return writev(s.File, s.fd, bufs) }
 
 // isNoSpace reports a full disk or an exhausted quota.
 func isNoSpace(err error) bool {

@@ -2,69 +2,56 @@ package wal
 
 import (
 	"os"
+	"runtime"
 	"syscall"
 
 	"golang.org/x/sys/unix"
 )
 
 // fdatasync makes f's data durable, and the metadata needed to read it back
-// (an appended file's size), but not its times.
-func fdatasync(f *os.File) error {
-	rc, err := f.SyscallConn()
-	if err != nil {
-		return err
-	}
-	var serr error
-	if err := rc.Control(func(fd uintptr) {
-		for {
-			serr = syscall.Fdatasync(int(fd))
-			if serr != syscall.EINTR {
-				return
-			}
+// (an appended file's size), but not its times. fd is f's descriptor.
+func fdatasync(f *os.File, fd int) error {
+	var err error
+	for {
+		if err = syscall.Fdatasync(fd); err != syscall.EINTR {
+			break
 		}
-	}); err != nil {
-		return err
 	}
-	if serr != nil {
-		return &os.PathError{Op: "fdatasync", Path: f.Name(), Err: serr}
+	runtime.KeepAlive(f)
+	if err != nil {
+		return &os.PathError{Op: "fdatasync", Path: f.Name(), Err: err}
 	}
 	return nil
 }
 
-// writev writes bufs to f, in order, with as few writev(2) calls as the
-// kernel allows (one, unless it takes part of them), and returns the bytes
-// written.
-func writev(f *os.File, bufs [][]byte) (int, error) {
-	rc, err := f.SyscallConn()
-	if err != nil {
-		return 0, err
-	}
+// writev writes bufs to f (descriptor fd), in order, with as few writev(2)
+// calls as the kernel allows (one, unless it takes part of them), and
+// returns the bytes written. It may reslice bufs' elements.
+func writev(f *os.File, fd int, bufs [][]byte) (int, error) {
 	total := 0
-	var werr error
-	if err := rc.Control(func(fd uintptr) {
-		for len(bufs) > 0 {
-			n, err := unix.Writev(int(fd), bufs)
-			if n > 0 {
-				total += n
-			}
-			if err == syscall.EINTR {
-				continue
-			}
-			if err != nil {
-				werr = err
-				return
-			}
-			if n == 0 {
-				werr = syscall.EIO
-				return
-			}
-			bufs = advance(bufs, n)
+	var err error
+	for len(bufs) > 0 {
+		var n int
+		n, err = unix.Writev(fd, bufs)
+		if n > 0 {
+			total += n
 		}
-	}); err != nil {
-		return total, err
+		if err == syscall.EINTR {
+			err = nil
+			continue
+		}
+		if err != nil {
+			break
+		}
+		if n == 0 {
+			err = syscall.EIO
+			break
+		}
+		bufs = advance(bufs, n)
 	}
-	if werr != nil {
-		return total, &os.PathError{Op: "writev", Path: f.Name(), Err: werr}
+	runtime.KeepAlive(f)
+	if err != nil {
+		return total, &os.PathError{Op: "writev", Path: f.Name(), Err: err}
 	}
 	return total, nil
 }
