@@ -33,8 +33,9 @@ type faults struct {
 	syncs    int
 	writes   int
 	// syncGate, if set, makes each Sync wait for a value from it (outside
-	// the lock); synced gets a value after each Sync.
+	// the lock); syncing gets a value as each Sync begins, synced after it.
 	syncGate chan struct{}
+	syncing  chan struct{}
 	synced   chan struct{}
 }
 
@@ -113,8 +114,11 @@ func (s *faultFile) Writev(bufs [][]byte) (int, error) {
 
 func (s *faultFile) Sync() error {
 	s.f.mu.Lock()
-	gate, done := s.f.syncGate, s.f.synced
+	gate, begun, done := s.f.syncGate, s.f.syncing, s.f.synced
 	s.f.mu.Unlock()
+	if begun != nil {
+		begun <- struct{}{}
+	}
 	if gate != nil {
 		<-gate
 	}

@@ -92,27 +92,36 @@ func (l *Log) watch() {
 	}
 }
 
-// syncPolicy fsyncs when the policy (or the compactor) asks for it, or arms
-// the timer that bounds how long written data stays unsynced; full
-// segments are fsynced and closed in any case.
+// syncPolicy fsyncs when the policy (or the compactor) asks for it, and
+// arms the timer that bounds how long written data stays unsynced while
+// any is; full segments are fsynced and closed in any case.
 func (l *Log) syncPolicy() error {
 	l.mu.Lock()
 	forced := l.forceSync > l.durableIndex
-	dirty := l.writtenIndex > l.durableIndex
 	l.mu.Unlock()
 	due := l.syncDue
 	l.syncDue = false
+	var err error
 	switch {
-	case l.opts.NoSync:
-		if forced {
-			return l.sync()
-		}
-	case l.opts.SyncInterval == 0 || forced || due:
-		return l.sync()
-	case dirty && l.syncC == nil:
+	case l.opts.NoSync && !forced:
+		err = l.syncRetired()
+	case l.opts.NoSync || l.opts.SyncInterval == 0 || forced || due:
+		err = l.sync()
+	default:
+		err = l.syncRetired()
+	}
+	if err != nil || l.opts.NoSync || l.opts.SyncInterval == 0 || l.syncC != nil {
+		return err
+	}
+	// Written since the last fsync (before this one, or while it ran): the
+	// writers wake this goroutine only on the first write after an fsync.
+	l.mu.Lock()
+	dirty := l.writtenIndex > l.durableIndex
+	l.mu.Unlock()
+	if dirty {
 		l.syncC, l.syncStop = l.hook.newTimer(l.opts.SyncInterval)
 	}
-	return l.syncRetired()
+	return nil
 }
 
 // sync fsyncs every segment file written since the last sync (and the
