@@ -25,11 +25,13 @@ RUNFLAGS ?=
 run: build
 	./$(BIN)/stalkd $(RUNFLAGS)
 
-# Install the server binary as $(DESTDIR)$(PREFIX)/bin/stalkd.
+# Install the server and the operators' command line as
+# $(DESTDIR)$(PREFIX)/bin/stalkd and .../bin/stalkctl.
 PREFIX  ?= /usr/local
 UNITDIR ?= /etc/systemd/system
 install: build
 	install -D -m 0755 $(BIN)/stalkd $(DESTDIR)$(PREFIX)/bin/stalkd
+	install -D -m 0755 $(BIN)/stalkctl $(DESTDIR)$(PREFIX)/bin/stalkctl
 
 # Install the systemd units (then: systemctl daemon-reload; systemctl
 # enable --now stalkd, or stalkd.socket for socket activation).

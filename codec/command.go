@@ -54,6 +54,7 @@ type Command struct {
 
 	// Body (OpPut) is the job data (len Size, capacity Size: its CRLF was checked, not kept),
 	// freshly allocated by the decoder and owned by the caller from then on; the decoder keeps
-	// no reference to it. This is the one copy a job body gets.
+	// no reference to it. This is the one copy a job body gets. A framing-only decoder
+	// (NewFramingDecoder) copies no body: its OpPut events have Body nil.
 	Body []byte
 }

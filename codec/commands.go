@@ -26,6 +26,10 @@ type Spec struct {
 	// examples (a put's line announces a 1-byte body). Sent after a put, every
 	// sample but quit's is answered at once.
 	Sample string
+	// Replies are the first words of the replies the command may get
+	// besides GenericReplies: for the reference's commands, what
+	// beanstalkd 1.12 sends to it (replies.go declares them).
+	Replies []string
 
 	form argForm
 }

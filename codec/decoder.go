@@ -20,6 +20,7 @@ const (
 // A Decoder is not safe for concurrent use: one connection, one goroutine (or event loop).
 type Decoder struct {
 	maxJob uint32
+	frame  bool // framing-only mode (frame.go): body bytes are counted, never copied
 	state  state
 	skip   uint64  // stateSkipBody: bytes still to swallow
 	cr     bool    // stateSkipLine: the last byte discarded was '\r'
@@ -63,8 +64,12 @@ func (d *Decoder) Decode(in []byte) (cmd Command, n int, ok bool) {
 		case stateBody:
 			k := 0
 			if d.filled < d.want {
-				d.growBody(len(rest))
-				k = copy(d.body[d.filled:], rest)
+				if d.frame { // framing-only: count the data, keep none of it
+					k = min(len(rest), d.want-d.filled)
+				} else {
+					d.growBody(len(rest))
+					k = copy(d.body[d.filled:], rest)
+				}
 				d.filled += k
 			}
 			if d.filled == d.want {
@@ -161,7 +166,9 @@ func (d *Decoder) accept(c *Command) {
 	}
 	d.state = stateBody
 	d.want = int(c.Size)
-	d.body = make([]byte, min(d.want, eagerBody))
+	if !d.frame {
+		d.body = make([]byte, min(d.want, eagerBody))
+	}
 	d.filled, d.tail = 0, 0
 	d.put = Command{Pri: c.Pri, Delay: c.Delay, TTR: c.TTR, Size: c.Size}
 }
@@ -235,8 +242,10 @@ func (d *Decoder) BodyLeft() int {
 // reads the body from its source straight into these buffers (skipping a copy through its own
 // input buffer) must have consumed everything it passed to Decode first, and reports the
 // bytes it wrote, in order, with Absorb before any other call.
+//
+// A framing-only decoder has no body buffer: BodyRooms returns nil, nil.
 func (d *Decoder) BodyRooms(max int) (data, trail []byte) {
-	if d.state != stateBody || max <= 0 {
+	if d.state != stateBody || max <= 0 || d.frame {
 		return nil, nil
 	}
 	if d.filled < d.want {
@@ -289,7 +298,7 @@ func (d *Decoder) InBody() bool { return d.state == stateBody }
 func (d *Decoder) Idle() bool { return d.state == stateLine }
 
 // Reset returns the decoder to its initial state, dropping any pending body, so it can serve
-// a new connection. The maximum job size is kept.
+// a new connection. The maximum job size and the mode (full or framing-only) are kept.
 func (d *Decoder) Reset() {
-	*d = Decoder{maxJob: d.maxJob}
+	*d = Decoder{maxJob: d.maxJob, frame: d.frame}
 }

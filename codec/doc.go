@@ -53,6 +53,13 @@
 // as bytes arrive and hands it over; the caller owns it from then on. Decode never
 // retains its input. Apart from that body buffer, decoding allocates nothing.
 //
+// # Framing only
+//
+// A program that forwards commands rather than executing them (a cluster member's client
+// front) uses NewFramingDecoder: the same events, consumed counts, bounds and errors on the
+// same bytes, however split, but the body of a put is counted and its CRLF checked, never
+// copied: OpPut carries Body nil, and a framing decoder allocates nothing (frame.go).
+//
 // # Compatibility
 //
 // The decoder reproduces the reference server (beanstalkd 1.12, with 1.13's

@@ -17,7 +17,6 @@ const (
 	TimedOut      = "TIMED_OUT\r\n"
 	DeadlineSoon  = "DEADLINE_SOON\r\n"
 	Draining      = "DRAINING\r\n"
-	QueueFull     = "QUEUE_FULL\r\n" // stalkd's own: a put refused by the tube's max_ready policy
 	OutOfMemory   = "OUT_OF_MEMORY\r\n"
 	InternalError = "INTERNAL_ERROR\r\n"
 )

@@ -43,9 +43,9 @@ func TestReplyWords(t *testing.T) {
 		Deleted: "DELETED", Released: "RELEASED", Buried: "BURIED", Touched: "TOUCHED",
 		Kicked: "KICKED", Paused: "PAUSED", NotFound: "NOT_FOUND", NotIgnored: "NOT_IGNORED",
 		TimedOut: "TIMED_OUT", DeadlineSoon: "DEADLINE_SOON", Draining: "DRAINING",
-		OutOfMemory: "OUT_OF_MEMORY", InternalError: "INTERNAL_ERROR", QueueFull: "QUEUE_FULL",
+		OutOfMemory: "OUT_OF_MEMORY", InternalError: "INTERNAL_ERROR",
 	}
-	require.Len(t, words, 14)
+	require.Len(t, words, 13)
 	for got, word := range words {
 		require.Equal(t, word+"\r\n", got)
 	}

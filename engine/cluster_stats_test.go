@@ -33,6 +33,7 @@ applied-index: 0
 last-snapshot-index: 0
 entries-proposed: 0
 records-proposed: 0
+stalkd-version: `+Version+`
 peers: []
 `, statsCluster(t, srv.Addr().String()))
 }
@@ -59,6 +60,7 @@ applied-index: 39
 last-snapshot-index: 16
 entries-proposed: 5
 records-proposed: 120
+stalkd-version: `+Version+`
 peers:
 - id: n1
   addr: 10.0.0.1:11310

@@ -25,12 +25,16 @@ func (cn *conn) put(cmd *codec.Command) {
 		Owned: cmd.Body, // the decoder's exactly-sized buffer becomes the job's body
 	})
 	cn.rx.putID = 0
-	if err != nil {
+	mark := len(cn.out)
+	switch err {
+	case nil:
+		cn.out = codec.AppendInserted(cn.out, id)
+	case jobs.ErrPutBuried: // stored, buried (max_ready's overflow bury)
+		cn.out = codec.AppendBuriedID(cn.out, id)
+	default:
 		cn.fail(err)
 		return
 	}
-	mark := len(cn.out)
-	cn.out = codec.AppendInserted(cn.out, id)
 	cn.done(mark, seq, commitFailWord(codec.OpPut))
 }
 

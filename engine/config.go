@@ -115,7 +115,7 @@ type Config struct {
 
 	// AuthTokens, when not empty, turns authentication on: a connection
 	// must send "auth <token>" with one of them before any other command
-	// (see auth.go). Empty strings are ignored.
+	// (see exec.go). Empty strings are ignored.
 	AuthTokens []string
 
 	// ClusterStats, if set, supplies the stats-cluster document of a

@@ -53,9 +53,10 @@
 //	jobs/internal/tubename       -                                              -
 //	jobs/jobsmodel               jobs                                           -
 //	jobs/cluster                 - (a std-only leaf: Status, ErrNotLeader)      -
-//	wal                          jobs, wal/internal/fields, tidwall/wal,        testify
-//	                             zerolog
+//	wal                          jobs, wal/binlog, wal/internal/fields,         testify
+//	                             tidwall/wal, zerolog
 //	wal/internal/fields          jobs                                           testify
+//	wal/binlog                   - (beanstalkd's binlog: std-only)              engine/enginetest, testify
 //	wal/raft                     jobs, jobs/cluster, wal/internal/fields,       engine/enginetest,
 //	                             hashicorp/raft, go-hclog, raft-wal, zerolog    engine/tlscert, testify
 //	engine                       codec, jobs, jobs/cluster, engine/tlscert,     engine/enginetest,
@@ -83,7 +84,8 @@
 //	                             jobs/cluster, wal, wal/raft, x/sys, yaml.v3,
 //	                             zerolog
 //	cmd/stalkctl                 cmd/stalkctl/internal/client, jobs/cluster,    engine, engine/admin,
-//	                             x/sys, yaml.v3                                 engine/enginetest(/inproc),
+//	                             wal, wal/binlog, x/sys, yaml.v3                engine/embed,
+//	                                                                            engine/enginetest(/inproc),
 //	                                                                            jobs, go-beanstalk, testify,
 //	                                                                            zerolog
 //	cmd/stalkctl/internal/client codec                                          -
@@ -91,14 +93,16 @@
 //	benchmarks/loadgen           -                                              testify
 //	benchmarks/cmd/stalkd-bench  benchmarks/loadgen                             testify
 //	fuzz                         -                                              codec, jobs, jobs/jobsmodel,
-//	                                                                            wal, wal/raft, testify
+//	                                                                            wal, wal/binlog, wal/raft,
+//	                                                                            testify
 //
 // Read downwards: the programs (cmd/...) sit on the rooms, the rooms on
 // codec and jobs, wal and wal/raft beside them on jobs only. No arrow
 // leaves codec or jobs; none points from wal into engine or codec, from
 // engine/admin or engine/front into engine (their tests excepted), or from
-// stalkctl into the server. (wal/raft's tests borrow the wire-test kit and
-// the node-TLS helpers; its code imports neither.)
+// stalkctl into the server but for the file formats (wal and wal/binlog,
+// which it reads and writes offline). (wal/raft's tests borrow the
+// wire-test kit and the node-TLS helpers; its code imports neither.)
 //
 // # Serving
 //

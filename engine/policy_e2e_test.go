@@ -57,26 +57,55 @@ func TestPolicyDeadLetterOverTCP(t *testing.T) {
 	assert.Equal(t, uint64(1), ts.DeadLettered)
 }
 
-// TestPolicyQueueFullOverTCP: a put into a tube at its max_ready gets
-// QUEUE_FULL; a tube without the policy never sends it.
-func TestPolicyQueueFullOverTCP(t *testing.T) {
+// TestPolicyOverflowOverTCP: a put into a tube at its max_ready gets the
+// protocol's own put replies, per overflow mode: OUT_OF_MEMORY (reject,
+// the default), BURIED <id> (bury: stored, buried) or INSERTED <id>
+// (dead_letter: stored in the dead-letter tube); go-beanstalk sees the
+// first as its typed ErrOOM.
+func TestPolicyOverflowOverTCP(t *testing.T) {
 	srv := inproc.Start(t, engine.Config{})
-	require.NoError(t, srv.Queue().SetPolicy("capped", jobs.Policy{MaxReady: 2}))
+	q := srv.Queue()
+	require.NoError(t, q.SetPolicy("capped", jobs.Policy{MaxReady: 2}))
+	require.NoError(t, q.SetPolicy("bury", jobs.Policy{MaxReady: 1, Overflow: jobs.OverflowBury}))
+	require.NoError(t, q.SetPolicy("spill", jobs.Policy{MaxReady: 1, Overflow: jobs.OverflowDeadLetter, DeadLetter: "spilled"}))
 	c := enginetest.Dial(t, srv.Addr().String())
 	c.Do("use capped\r\n", "USING capped\r\n")
 	c.Do("put 0 0 60 1\r\na\r\n", "INSERTED 1\r\n")
 	c.Do("put 0 5 60 1\r\nb\r\n", "INSERTED 2\r\n") // a delayed job counts too
-	c.Do("put 0 0 60 1\r\nc\r\n", "QUEUE_FULL\r\n")
+	c.Do("put 0 0 60 1\r\nc\r\n", "OUT_OF_MEMORY\r\n")
 	c.Do("peek 3\r\n", "NOT_FOUND\r\n") // nothing stored (the id was spent)
 	c.Do("watch capped\r\n", "WATCHING 2\r\n")
 	c.Do("reserve-with-timeout 0\r\n", "RESERVED 1 1\r\na\r\n")
 	c.Do("put 0 0 60 1\r\nd\r\n", "INSERTED 4\r\n") // a reserved job does not count
-	c.Do("use other\r\n", "USING other\r\n")
-	for i := 0; i < 5; i++ {
-		c.Send("put 0 0 60 1\r\ne\r\n")
-		assert.Contains(t, c.Line(), "INSERTED ")
-	}
-	ts, err := srv.Queue().StatsTube([]byte("capped"))
+
+	c.Do("use bury\r\n", "USING bury\r\n")
+	c.Do("put 0 0 60 1\r\ne\r\n", "INSERTED 5\r\n")
+	c.Do("put 7 0 60 1\r\nf\r\n", "BURIED 6\r\n")
+	c.Do("peek-buried\r\n", "FOUND 6 1\r\nf\r\n")
+
+	c.Do("use spill\r\n", "USING spill\r\n")
+	c.Do("put 0 0 60 1\r\ng\r\n", "INSERTED 7\r\n")
+	c.Do("put 0 0 60 1\r\nh\r\n", "INSERTED 8\r\n")
+	c.Do("use spilled\r\n", "USING spilled\r\n")
+	c.Do("peek-ready\r\n", "FOUND 8 1\r\nh\r\n")
+
+	gc, err := beanstalk.DialTimeout("tcp", srv.Addr().String(), enginetest.Timeout)
 	require.NoError(t, err)
-	assert.Equal(t, uint64(1), ts.RefusedFull)
+	defer gc.Close()
+	_, err = beanstalk.NewTube(gc, "capped").Put([]byte("x"), 0, 0, time.Minute)
+	require.ErrorIs(t, err, beanstalk.ErrOOM, "a typed error the client knows: try again later")
+	// go-beanstalk v0.2.0 knows BURIED only bare (release's reply): a put's
+	// BURIED <id> reaches its caller as an untyped "unknown response"
+	// (engine/COMPATIBILITY.md has every client's handling).
+	_, err = beanstalk.NewTube(gc, "bury").Put([]byte("y"), 0, 0, time.Minute)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "unknown response: BURIED ")
+
+	ts, err := q.StatsTube([]byte("capped"))
+	require.NoError(t, err)
+	assert.Equal(t, uint64(2), ts.RefusedFull)
+	ts, err = q.StatsTube([]byte("bury"))
+	require.NoError(t, err)
+	assert.Equal(t, uint64(2), ts.Overflowed, "raw and go-beanstalk: both stored")
+	assert.Equal(t, int64(2), ts.Buried)
 }

@@ -184,7 +184,8 @@ func appendJobStats(dst []byte, j *jobs.JobStats) []byte {
 // appendClusterStats appends the stats-cluster YAML document to dst. The
 // configuration's servers are listed as "peers", each with "voter: bool"
 // (the document's names since it first shipped; the admin API's JSON says
-// servers and suffrage).
+// servers and suffrage). stalkd-version is stalkd's own version (the stats
+// document's version is the protocol's): stalkctl top shows both.
 func appendClusterStats(dst []byte, c *cluster.Status) []byte {
 	dst = append(dst, yamlHeader...)
 	dst = kvYAML(dst, "id", c.ID)
@@ -197,6 +198,7 @@ func appendClusterStats(dst []byte, c *cluster.Status) []byte {
 	dst = kvUint(dst, "last-snapshot-index", c.LastSnapshotIndex)
 	dst = kvUint(dst, "entries-proposed", c.EntriesProposed)
 	dst = kvUint(dst, "records-proposed", c.RecordsProposed)
+	dst = kvYAML(dst, "stalkd-version", Version)
 	if len(c.Servers) == 0 {
 		return append(dst, "peers: []\n"...)
 	}

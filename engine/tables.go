@@ -23,7 +23,9 @@ var errorWords = [...]struct {
 	{jobs.ErrTimedOut, codec.TimedOut},
 	{jobs.ErrDeadlineSoon, codec.DeadlineSoon},
 	{jobs.ErrDraining, codec.Draining},
-	{jobs.ErrQueueFull, codec.QueueFull}, // only a tube whose policy has max_ready
+	// max_ready with overflow reject: the protocol's "try again later"
+	// (a policy never puts a new word on the wire; COMPATIBILITY.md).
+	{jobs.ErrQueueFull, codec.OutOfMemory},
 	{jobs.ErrNoSpace, codec.OutOfMemory},
 	{jobs.ErrJournal, codec.InternalError},
 }

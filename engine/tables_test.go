@@ -72,7 +72,7 @@ func TestErrorWords(t *testing.T) {
 		jobs.ErrTimedOut:     "TIMED_OUT\r\n",
 		jobs.ErrDeadlineSoon: "DEADLINE_SOON\r\n",
 		jobs.ErrDraining:     "DRAINING\r\n",
-		jobs.ErrQueueFull:    "QUEUE_FULL\r\n",
+		jobs.ErrQueueFull:    "OUT_OF_MEMORY\r\n",
 		jobs.ErrNoSpace:      "OUT_OF_MEMORY\r\n",
 		jobs.ErrJournal:      "INTERNAL_ERROR\r\n",
 		fmt.Errorf("wrapped: %w", jobs.ErrNotFound): "NOT_FOUND\r\n",

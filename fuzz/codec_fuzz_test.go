@@ -10,6 +10,23 @@ import (
 	"github.com/stalkd/stalkd/codec"
 )
 
+// decoderSeeds are the seed inputs of the decoder's fuzz targets (with the
+// files under testdata/fuzz): every command, puts, and the line-length edges.
+var decoderSeeds = []string{
+	"put 0 0 60 5\r\nhello\r\n",
+	"use tube\r\nwatch x\r\nignore default\r\nstats-tube tube\r\n",
+	"reserve\r\nreserve-with-timeout 5\r\nreserve-job 1\r\n",
+	"peek 1\r\npeek-ready\r\npeek-delayed\r\npeek-buried\r\n",
+	"delete 1\r\nrelease 1 2 3\r\nbury 1 2\r\ntouch 1\r\n",
+	"kick 10abc\r\nkick -1\r\nkick-job 3\r\n",
+	"stats\r\nstats-job 1\r\nlist-tubes\r\nlist-tube-used\r\nlist-tubes-watched\r\n",
+	"pause-tubefoo 10\r\npause-tube -bad 5\r\nquitxyz\r\n",
+	"put 0 0 0 11\r\ndelete 9999\r\nput 0 0 0 1\r\nx\r\n",
+	"put 0 0 0 3\r\nabcd\r\nuse x\r\n",
+	string(bytes.Repeat([]byte("a"), 223)) + "\r\nuse zz\r\nuse yy\r\n",
+	string(bytes.Repeat([]byte("a"), 230)) + "\r\nuse zz\r\n",
+}
+
 // FuzzDecoder feeds arbitrary bytes to a codec.Decoder, split at one point, with a fuzzed
 // maximum job size. It checks the decoder's contract on every call, that byte-by-byte and
 // whole-buffer decoding agree, and that the decoder agrees with refModel, a transliteration
@@ -17,20 +34,7 @@ import (
 //
 //	go test ./fuzz -run=^$ -fuzz=FuzzDecoder -fuzztime=3m
 func FuzzDecoder(f *testing.F) {
-	for _, s := range []string{
-		"put 0 0 60 5\r\nhello\r\n",
-		"use tube\r\nwatch x\r\nignore default\r\nstats-tube tube\r\n",
-		"reserve\r\nreserve-with-timeout 5\r\nreserve-job 1\r\n",
-		"peek 1\r\npeek-ready\r\npeek-delayed\r\npeek-buried\r\n",
-		"delete 1\r\nrelease 1 2 3\r\nbury 1 2\r\ntouch 1\r\n",
-		"kick 10abc\r\nkick -1\r\nkick-job 3\r\n",
-		"stats\r\nstats-job 1\r\nlist-tubes\r\nlist-tube-used\r\nlist-tubes-watched\r\n",
-		"pause-tubefoo 10\r\npause-tube -bad 5\r\nquitxyz\r\n",
-		"put 0 0 0 11\r\ndelete 9999\r\nput 0 0 0 1\r\nx\r\n",
-		"put 0 0 0 3\r\nabcd\r\nuse x\r\n",
-		string(bytes.Repeat([]byte("a"), 223)) + "\r\nuse zz\r\nuse yy\r\n",
-		string(bytes.Repeat([]byte("a"), 230)) + "\r\nuse zz\r\n",
-	} {
+	for _, s := range decoderSeeds {
 		f.Add([]byte(s), uint16(len(s)/2), uint16(10))
 	}
 	f.Fuzz(func(t *testing.T, data []byte, split uint16, max uint16) {

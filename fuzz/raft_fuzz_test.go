@@ -25,8 +25,15 @@ func raftRecords() []jobs.Record {
 			ReserveRate: 1.5, Schedule: []jobs.Schedule{{Cron: "*/5 * * * *", Body: "x", Priority: 1, TTR: 2}}},
 			Fired: []int64{1_700_000_000_000_000_000}}},
 		{Kind: jobs.RecPolicy, Tube: "gone"},
+		{Kind: jobs.RecPolicy, Tube: "capped", Policy: &jobs.PolicyRecord{Policy: jobs.Policy{MaxReady: 2, Overflow: jobs.OverflowBury}}},
+		{Kind: jobs.RecPolicySet, Policy: &jobs.PolicyRecord{Tubes: []jobs.TubePolicyRecord{
+			{Tube: "a", PolicyRecord: jobs.PolicyRecord{Policy: jobs.Policy{MaxReady: 1, Overflow: jobs.OverflowDeadLetter, DeadLetter: "b"}}}}}},
 		{Kind: jobs.RecPut, ID: 5, Tube: "emails", State: jobs.Ready, TTR: time.Second, Body: []byte("x"),
 			Sched: 1, SchedAt: 1_700_000_300_000_000_000},
+		{Kind: jobs.RecPut, ID: 6, Tube: "emails-dead", State: jobs.Ready, TTR: time.Second, Releases: 3, Body: []byte("y"),
+			Dead: &jobs.DeadLetter{Origin: "emails", Reason: jobs.DeadReleased, At: 1_700_000_400_000_000_000}},
+		{Kind: jobs.RecPut, ID: 7, Tube: "d", State: jobs.Buried, TTR: time.Second, Body: []byte{},
+			Sched: 3, SchedAt: -1, Dead: &jobs.DeadLetter{Origin: "o", Reason: jobs.DeadOverflow, At: -2}},
 	}
 }
 
@@ -71,6 +78,12 @@ func FuzzRaftEntry(f *testing.F) {
 				if r.Policy != nil {
 					require.NoError(t, r.Policy.Validate())
 					require.Len(t, r.Policy.Fired, len(r.Policy.Schedule))
+				}
+			case jobs.RecPolicySet:
+				require.Zero(t, r.ID, "a policy set carries no job")
+				for _, tp := range r.Policy.Tubes {
+					require.NoError(t, tp.Validate())
+					require.Len(t, tp.Fired, len(tp.Schedule))
 				}
 			case jobs.RecPut:
 				require.NotZero(t, r.ID)

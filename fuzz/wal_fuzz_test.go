@@ -32,8 +32,16 @@ func FuzzWALRecord(f *testing.F) {
 			ReserveRate: 1.5, Schedule: []jobs.Schedule{{Cron: "@every 1m", Body: "x", Priority: 1, TTR: 2}}},
 			Fired: []int64{-1}}},
 		{Kind: jobs.RecPolicy, Tube: "gone"},
+		{Kind: jobs.RecPolicy, Tube: "capped", Policy: &jobs.PolicyRecord{Policy: jobs.Policy{MaxReady: 2, Overflow: jobs.OverflowBury}}},
+		{Kind: jobs.RecPolicySet, Policy: &jobs.PolicyRecord{Tubes: []jobs.TubePolicyRecord{
+			{Tube: "a", PolicyRecord: jobs.PolicyRecord{Policy: jobs.Policy{MaxReady: 1, Overflow: jobs.OverflowDeadLetter, DeadLetter: "b"}}},
+			{Tube: "b", PolicyRecord: jobs.PolicyRecord{Policy: jobs.Policy{Schedule: []jobs.Schedule{{Cron: "@every 1m"}}}, Fired: []int64{7}}}}}},
 		{Kind: jobs.RecPut, ID: 5, Tube: "emails", State: jobs.Ready, TTR: time.Second, Body: []byte("x"),
 			Sched: 2, SchedAt: 1_700_000_300_000_000_000},
+		{Kind: jobs.RecPut, ID: 6, Tube: "emails-dead", State: jobs.Ready, TTR: time.Second, Releases: 3, Body: []byte("y"),
+			Dead: &jobs.DeadLetter{Origin: "emails", Reason: jobs.DeadReleased, At: 1_700_000_400_000_000_000}},
+		{Kind: jobs.RecPut, ID: 7, Tube: "d", State: jobs.Buried, TTR: time.Second, Body: []byte{},
+			Sched: 3, SchedAt: -1, Dead: &jobs.DeadLetter{Origin: "o", Reason: jobs.DeadOverflow, At: -2}},
 	} {
 		f.Add(wal.AppendRecord(nil, &r))
 	}
@@ -44,8 +52,15 @@ func FuzzWALRecord(f *testing.F) {
 		if err != nil {
 			return
 		}
-		require.Contains(t, []jobs.RecordKind{jobs.RecPut, jobs.RecUpdate, jobs.RecDelete, jobs.RecClear, jobs.RecPolicy}, rec.Kind)
+		require.Contains(t, []jobs.RecordKind{jobs.RecPut, jobs.RecUpdate, jobs.RecDelete, jobs.RecClear, jobs.RecPolicy,
+			jobs.RecPolicySet}, rec.Kind)
 		switch {
+		case rec.Kind == jobs.RecPolicySet:
+			require.Zero(t, rec.ID, "a policy set carries no job")
+			for _, tp := range rec.Policy.Tubes {
+				require.NoError(t, tp.Validate())
+				require.NotEqual(t, tp.Tube, tp.DeadLetter)
+			}
 		case rec.Kind == jobs.RecPolicy:
 			require.Zero(t, rec.ID, "a policy carries no job")
 			require.NotEmpty(t, rec.Tube)

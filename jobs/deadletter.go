@@ -8,7 +8,9 @@ package jobs
 // moving to the dead-letter tube becomes a new job there with the same id,
 // body, priority, TTR and put time; the index maps the id to the new job,
 // and the old one is recycled like a deleted job. The journal gets a whole
-// RecPut of the new job, which replaces the old one on replay.
+// RecPut of the new job, which replaces the old one on replay. The new job
+// remembers where it came from, why and when (a DeadLetter, deadreason.go),
+// in that same record; a redrive (move.go) sends it back.
 
 // exhausted reports whether reserved job j of t has used up the reserves
 // its tube's policy allows. t.mu held.
@@ -51,7 +53,7 @@ func (q *Queue) retire(t *tube, j *job, owner *Session, timedOut bool, now int64
 		j.state = Buried
 		t.buried.pushBack(j)
 		q.stats.add(st, cBuried, 1)
-		t.deadLettered++
+		t.pol.ctr.deadLettered.Add(1)
 		return seq, false, nil
 	}
 	id, reserver := j.id, j.ext.reserver
@@ -71,11 +73,14 @@ func (q *Queue) retire(t *tube, j *job, owner *Session, timedOut bool, now int64
 		body: j.body, bodyLen: j.bodyLen}
 	x, nx := j.ext, nj.x()
 	nx.timeouts, nx.releases, nx.buries, nx.kicks = x.timeouts, x.releases, x.buries, x.kicks
+	reason := DeadReleased
 	if timedOut {
 		nx.timeouts++
+		reason = DeadTimedOut
 	} else {
 		nx.releases++
 	}
+	nj.markDead(t, reason, now)
 	nj.state = Ready
 	if seq, err = q.append(nj.record(RecPut)); err != nil {
 		unlockPair(t, d)
@@ -87,7 +92,7 @@ func (q *Queue) retire(t *tube, j *job, owner *Session, timedOut bool, now int64
 	j.state = 0
 	q.jobs.swap(j, nj)
 	recycle(j)
-	t.deadLettered++
+	t.pol.ctr.deadLettered.Add(1)
 	d.totalJobs++
 	var w wakeups
 	q.makeReady(d, nj, now, st, &w)

@@ -47,9 +47,10 @@
 // by its owner only, one at a time. The locks, in the order they nest:
 //
 //  0. policies.setMu - taken first and alone by the policy changes
-//     (SetPolicy, RemovePolicy, RestorePolicy, RewritePolicies) and by a
-//     schedule firing; they then take tube locks. Wake functions never run
-//     under it.
+//     (SetPolicy, UpdatePolicySeq, RemovePolicy, RestorePolicy,
+//     RewritePolicies), by PolicyRuns and by a schedule firing; they then
+//     take tube locks. Wake functions never run under it, nor does
+//     anything but UpdatePolicySeq's pure function.
 //  1. tube.mu - one per tube. Reserve holds several, and a job moving to
 //     its dead-letter tube holds two, always in ascending tube serial
 //     (creation) order.
@@ -74,10 +75,14 @@
 //
 // A Policy (a value of package jobs/policy, aliased here; POLICIES.md has
 // the fine print) is kept by tube name (policies.go) and applied to the tube whenever it exists: max_reserves buries or
-// dead-letters a spent job (deadletter.go), max_ready refuses puts with
-// ErrQueueFull, reserve_rate holds a tube back like a pause (holdback.go)
+// dead-letters a spent job (deadletter.go; a dead-lettered job remembers
+// its origin, the reason and the time, and Redrive sends it back),
+// max_ready's overflow refuses, buries or dead-letters a put (overflow.go),
+// reserve_rate holds a tube back like a pause (holdback.go)
 // and schedules put recurring jobs from timers in the wheel (schedule.go,
-// internal/cron). A tube without a policy pays a nil check.
+// internal/cron; schedule_runs.go shows each one's last and next run). A
+// change of one field is UpdatePolicySeq with MergePolicyPatch, applied
+// under the policy lock. A tube without a policy pays a nil check.
 //
 // Callbacks (a session's wake function) never run under a queue lock: the
 // waits won under a tube lock are collected and finished after it is
@@ -93,8 +98,14 @@
 // reserve.go (reserve and its wait), handoff.go (the moves state changes
 // share, and wake-ups), kick.go, clear.go, timers.go (the timing wheels),
 // holdback.go (pause and reserve_rate), deadletter.go (max_reserves),
-// policies.go (the policy map and its changes), schedule.go (a compiled
-// policy's schedules), journal.go (the journal seam), restore.go (replay,
+// deadreason.go (what a dead-lettered job remembers, and why it moved),
+// move.go (MoveJob, and the move every relocation shares), redrive.go
+// (Redrive: a dead-letter tube back to its jobs' origins), policies.go (the
+// policy map and its changes), policyset.go (replacing the whole set at
+// once), policycounters.go (counters that belong to a policy, not a tube),
+// overflow.go (max_ready), schedule.go (a compiled policy's schedules),
+// schedule_runs.go (their last and next runs), journal.go (the journal
+// seam), restore.go (replay,
 // compaction, replicated mode), stats.go, inspect.go (peek and monitoring
 // views), list.go (ListJobs).
 package jobs

@@ -106,7 +106,7 @@ func (q *Queue) rateLimited(tubes []*tube, now int64, waiting bool) {
 		if t.pol == nil || t.ready.len() == 0 || t.paused(now) || !t.throttled(now) {
 			continue
 		}
-		t.rateLimitedWaits++
+		t.pol.ctr.rateLimitedWaits.Add(1)
 		if waiting {
 			q.armForToken(t, now)
 		}

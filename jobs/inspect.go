@@ -92,9 +92,10 @@ func (q *Queue) tubeInfo(t *tube) TubeInfo {
 		TotalJobs: t.totalJobs,
 		Using:     t.using, Watching: t.watching, Waiting: int64(len(t.waiters.items)),
 		Deletes: t.deletes, Pauses: t.pauses,
-		DeadLettered: t.deadLettered, RefusedFull: t.refusedFull,
-		RateLimitedWaits: t.rateLimitedWaits, ScheduledPuts: t.scheduledPuts,
 	}}
+	if t.pol != nil {
+		info.PolicyCounts = t.pol.ctr.counts()
+	}
 	if t.pause > 0 {
 		info.Pause = time.Duration(t.pause)
 		info.PauseLeft = time.Duration(t.unpauseAt - now)

@@ -37,6 +37,11 @@ type jobExt struct {
 	timer      wheel.Timer[*job]
 
 	reserves, timeouts, releases, buries, kicks uint32
+
+	// dead is what a dead-lettered job remembers of its move (deadreason.go);
+	// nil for every other job. The pointer fits the padding of the
+	// extension's 128-byte size class: it costs ordinary jobs nothing.
+	dead *DeadLetter
 }
 
 // x returns the job's extension, creating it on first use. t.mu held.
@@ -87,7 +92,7 @@ func (j *job) record(kind RecordKind) Record {
 	}
 	r.Reserves, r.Timeouts, r.Releases, r.Buries, r.Kicks = x.reserves, x.timeouts, x.releases, x.buries, x.kicks
 	if kind == RecPut {
-		r.Tube, r.Body = j.tube.name, j.bytes()
+		r.Tube, r.Body, r.Dead = j.tube.name, j.bytes(), x.dead
 	}
 	return r
 }

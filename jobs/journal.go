@@ -26,14 +26,28 @@ const (
 // Queue.RewritePolicies.
 const RecPolicy RecordKind = 0x50
 
+// RecPolicySet replaces every tube policy at once: afterwards the tubes in
+// Policy.Tubes have exactly those policies (with their schedules' progress)
+// and every other tube has none. It is one record, so a journal holds all
+// of the change or none of it (Queue.ReplacePoliciesSeq: a policy file
+// applied at start or reloaded on SIGHUP). No other field is meaningful.
+const RecPolicySet RecordKind = 0x51
+
+// TubePolicyRecord is one tube's policy in a RecPolicySet's
+// PolicyRecord.Tubes.
+type TubePolicyRecord struct {
+	Tube string
+	PolicyRecord
+}
+
 // Record is one durable change. Records of one job reach the journal in the
 // order the changes were made (they are appended under the job's tube lock).
 type Record struct {
 	Kind  RecordKind
+	State State // Ready, Delayed or Buried; a reserved job is logged as Ready
+	Pri   uint32
 	ID    uint64
 	Tube  string // RecPut only
-	State State  // Ready, Delayed or Buried; a reserved job is logged as Ready
-	Pri   uint32
 	Delay time.Duration
 	TTR   time.Duration
 	// Created is when the job was put (Clock time, ns). Deadline is when a
@@ -56,9 +70,16 @@ type Record struct {
 	IDs []uint64
 	// SchedAt is the time a scheduled put stands for (see Sched).
 	SchedAt int64
-	// Policy is what a RecPolicy sets (nil: the tube's policy is removed).
-	// Shared and read-only, like Body.
+	// Policy is what a RecPolicy sets (nil: the tube's policy is removed),
+	// or in a RecPolicySet the whole set (its Tubes). Shared and read-only,
+	// like Body.
 	Policy *PolicyRecord
+	// Dead, in a RecPut, is what a dead-lettered job remembers of its move
+	// (nil for every other job; an update never carries it: the job keeps
+	// what its latest put said). Shared and read-only, like Body. (Kind and
+	// State sit together so that the Record, kept per job by a cluster's
+	// state and a replay's image, stays 160 bytes with it.)
+	Dead *DeadLetter
 }
 
 // PolicyRecord is a policy as the journal holds it: the Policy and the
@@ -67,6 +88,11 @@ type Record struct {
 type PolicyRecord struct {
 	Policy
 	Fired []int64
+	// Tubes, in a RecPolicySet only, is every tube's policy in tube name
+	// order (Policy and Fired are then unused). It shares the Record's
+	// Policy pointer so that a Record, kept per job by a cluster's state,
+	// stays 160 bytes.
+	Tubes []TubePolicyRecord
 }
 
 // IDSource is implemented by a journal that hands out job ids itself, so

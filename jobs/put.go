@@ -6,7 +6,10 @@ import "time"
 // sequence number to wait for before acknowledging (see Queue.Committed).
 // With r.Delay > 0 the job is delayed; otherwise it is ready, or handed at
 // once to a session waiting on the tube. In drain mode it fails with
-// ErrDraining; the id is spent either way.
+// ErrDraining; the id is spent either way. A tube at its policy's
+// max_ready overflows (overflow.go): ErrQueueFull (nothing stored),
+// ErrPutBuried (the job is stored, buried: id and seq are valid) or nil
+// with the job stored in the dead-letter tube.
 func (s *Session) Put(r PutRequest) (id, seq uint64, err error) {
 	q := s.q
 	id = r.ID
@@ -39,10 +42,9 @@ func (s *Session) Put(r PutRequest) (id, seq uint64, err error) {
 	var w wakeups
 	t.mu.Lock()
 	if t.pol != nil && t.full() {
-		t.refusedFull++
-		t.mu.Unlock()
-		recycle(j)
-		return id, 0, ErrQueueFull
+		seq, _, err = q.overflow(t, j, schedMark{}, false, s.stripe(), &w) // unlocks t
+		q.finish(&w)
+		return id, seq, err
 	}
 	if seq, err = q.logJob(j, RecPut); err != nil {
 		t.mu.Unlock()

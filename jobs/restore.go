@@ -32,6 +32,9 @@ func (q *Queue) Restore(rec Record) error {
 		x.reserves, x.timeouts, x.releases = rec.Reserves, rec.Timeouts, rec.Releases
 		x.buries, x.kicks = rec.Buries, rec.Kicks
 	}
+	if rec.Dead != nil {
+		j.x().dead = rec.Dead // immutable: shared with the record
+	}
 	now := q.clock.Now()
 	var w wakeups
 	t.mu.Lock()

@@ -25,6 +25,9 @@ type compiled struct {
 	p     Policy
 	burst float64 // ceil(ReserveRate)
 	crons []cron.Schedule
+	// ctr are the counters of the tube name's policy: the one object every
+	// compiled value of that policy shares, from set to removal.
+	ctr *policyCounters
 }
 
 // compilePolicy validates p and compiles it.
@@ -32,9 +35,9 @@ func compilePolicy(p Policy) (*compiled, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	c := &compiled{p: p.Clone(), burst: math.Ceil(p.ReserveRate)}
+	c := &compiled{p: p.Clone(), burst: math.Ceil(p.ReserveRate), ctr: &policyCounters{}}
 	for _, s := range p.Schedule {
-		cs, err := cron.Parse(s.Cron)
+		cs, err := cron.ParseIn(s.Cron, s.TZ)
 		if err != nil {
 			return nil, err // not reached: Validate parsed it
 		}
@@ -103,7 +106,7 @@ func (q *Queue) schedTimer(st *schedTimer, now int64) {
 		// A refused put (full tube, drain mode, journal error) is not
 		// tried again: the time passes, as a cron job on a busy host would.
 		_ = q.schedPut(e, i, at, &w)
-		e.fired[i] = at
+		e.fired[i], e.ran[i] = at, true
 		at, ok = e.c.next(i, at)
 	}
 	if ok {
@@ -127,7 +130,8 @@ func (c *compiled) latest(i int, at, now int64) int64 {
 }
 
 // schedPut puts schedule i's job into e's tube, marked as the fire at at.
-// Like Session.Put it is refused by drain mode and by max_ready. A waiter
+// Like Session.Put it is refused by drain mode, and max_ready's overflow
+// decides as for a put (overflow.go). A waiter
 // that wins the job is added to w, for the caller to finish once setMu is
 // released. setMu held.
 func (q *Queue) schedPut(e *policyEntry, i int, at int64, w *wakeups) error {
@@ -142,16 +146,24 @@ func (q *Queue) schedPut(e *policyEntry, i int, at int64, w *wakeups) error {
 	*j = job{id: id, tube: t, created: now, heapIdx: -1, pri: s.Priority,
 		ttr: max(int64(s.TTR)*second, second), state: Ready}
 	j.setBody([]byte(s.Body))
+	mark := schedMark{sched: uint32(i + 1), at: at}
 	t.mu.Lock()
 	if t.pol != nil && t.full() {
-		t.refusedFull++
-		t.mu.Unlock()
-		recycle(j)
-		q.releaseTube(t)
-		return ErrQueueFull
+		_, moved, err := q.overflow(t, j, mark, true, 0, w) // unlocks t
+		if err == nil || err == ErrPutBuried {
+			e.c.ctr.scheduledPuts.Add(1)
+		}
+		if moved {
+			// The job went to the dead-letter tube without the mark:
+			// record the schedule's progress in a policy record instead.
+			fired := append([]int64(nil), e.fired...)
+			fired[i] = at
+			_, _ = q.append(Record{Kind: RecPolicy, Tube: e.tube, Policy: &PolicyRecord{Policy: e.c.p, Fired: fired}})
+		}
+		return err
 	}
 	rec := j.record(RecPut)
-	rec.Sched, rec.SchedAt = uint32(i+1), at
+	rec.Sched, rec.SchedAt = mark.sched, mark.at
 	if _, err := q.append(rec); err != nil {
 		t.mu.Unlock()
 		recycle(j)
@@ -161,7 +173,7 @@ func (q *Queue) schedPut(e *policyEntry, i int, at int64, w *wakeups) error {
 	q.jobs.put(j)
 	q.stats.add(0, cHeldBytes, j.held())
 	t.totalJobs++
-	t.scheduledPuts++
+	e.c.ctr.scheduledPuts.Add(1)
 	q.stats.add(0, cTotalJobs, 1)
 	q.makeReady(t, j, now, 0, w)
 	t.mu.Unlock()

@@ -10,18 +10,26 @@ import (
 // scheduled returns the bodies of the ready jobs of tube name, deleting them.
 func (f *fixture) scheduled(name string) []string {
 	f.t.Helper()
+	var got []string
+	f.takeReady(name, func(d JobData) { got = append(got, string(d.Body())) })
+	return got
+}
+
+// takeReady reserves each ready job of tube name, hands it to fn, and
+// deletes it.
+func (f *fixture) takeReady(name string, fn func(JobData)) {
+	f.t.Helper()
 	s, _ := f.session()
 	defer s.Close()
 	_, err := s.Watch([]byte(name))
 	require.NoError(f.t, err)
-	var got []string
 	for {
 		d, err := s.Reserve(0)
 		if err == ErrTimedOut {
-			return got
+			return
 		}
 		require.NoError(f.t, err)
-		got = append(got, string(d.Body()))
+		fn(d)
 		_, err = s.Delete(d.ID)
 		require.NoError(f.t, err)
 	}

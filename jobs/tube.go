@@ -36,10 +36,9 @@ type tube struct {
 	// pol is the tube's policy (nil: none, the common case, which costs a
 	// nil check); tokens and refilled are its reserve_rate bucket (tokens
 	// as of refilled, Clock ns).
-	pol                                                        *compiled
-	tokens                                                     float64
-	refilled                                                   int64
-	deadLettered, refusedFull, rateLimitedWaits, scheduledPuts uint64
+	pol      *compiled
+	tokens   float64
+	refilled int64
 
 	listIdx int  // position in registry.list; guarded by registry.mu
 	dead    bool // removed from the registry; guarded by registry.mu

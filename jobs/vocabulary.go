@@ -100,13 +100,11 @@ type TubeStats struct {
 	Deletes, Pauses                          uint64
 	// Pause is the duration of the current pause, PauseLeft what is left of it.
 	Pause, PauseLeft time.Duration
-	// The tube's policy counters, since the tube was created (not part of
-	// the protocol's stats-tube: clients parse that). DeadLettered: jobs
-	// that ran out of max_reserves (moved to the dead-letter tube or
-	// buried); RefusedFull: puts refused by max_ready; RateLimitedWaits:
-	// reserves that found a job held back by reserve_rate; ScheduledPuts:
-	// jobs the schedule put.
-	DeadLettered, RefusedFull, RateLimitedWaits, ScheduledPuts uint64
+	// PolicyCounts are the counters of the tube's policy (zero without
+	// one): they belong to the policy, not the tube, and outlive it (see
+	// Queue.PolicyStats). Not part of the protocol's stats-tube: clients
+	// parse that.
+	PolicyCounts
 }
 
 // JobStats is the stats-job document of one job.
@@ -151,12 +149,28 @@ var (
 	ErrBadState = errors.New("jobs: bad job state")
 	// ErrJournal: the journal failed; the change was not made durable.
 	ErrJournal = errors.New("jobs: journal failure")
+	// ErrReservedJob: MoveJob of a job a worker holds reserved (it is the
+	// worker's until it deletes, releases or buries it). Operators' calls
+	// only: never a protocol reply.
+	ErrReservedJob = errors.New("jobs: the job is reserved by a worker")
+	// ErrSameTube: a Redrive whose target is the tube it empties.
+	// Operators' calls only.
+	ErrSameTube = errors.New("jobs: the target is the tube itself")
 )
 
 // ErrQueueFull: a put into a tube whose policy's max_ready is reached
-// (ready plus delayed jobs); nothing is stored. The protocol answers
-// QUEUE_FULL, a word only a tube with such a policy ever sends.
+// (ready plus delayed jobs) with overflow reject, or whose dead-letter
+// tube is full too; nothing is stored. The protocol answers
+// OUT_OF_MEMORY, its "try again later": a policy never puts a new word on
+// the wire.
 var ErrQueueFull = errors.New("jobs: queue full")
+
+// ErrPutBuried: a put into a tube whose policy's max_ready is reached with
+// overflow bury. It is not a failure: the job IS stored, buried, and the
+// id and sequence number returned with it are valid. The protocol answers
+// BURIED <id>, beanstalkd's own put reply for a job it stored but could
+// not queue.
+var ErrPutBuried = errors.New("jobs: stored buried: the tube is at its max_ready")
 
 // The tube policy's value types and limits live in package policy (the
 // rules of a well-formed policy, with no queue in them); these aliases keep
@@ -169,7 +183,22 @@ type (
 	// PolicyError is a policy the queue refuses, naming the offending
 	// field: policy.Error.
 	PolicyError = policy.Error
+	// Overflow is what a put over a policy's MaxReady gets:
+	// policy.Overflow.
+	Overflow = policy.Overflow
 )
+
+// The overflow modes of a Policy (see policy.Overflow).
+const (
+	OverflowReject     = policy.OverflowReject
+	OverflowBury       = policy.OverflowBury
+	OverflowDeadLetter = policy.OverflowDeadLetter
+)
+
+// CheckPolicies checks a whole set of policies, by tube name, as
+// policy.CheckSet does: each policy, then the rules across tubes (no
+// dead_letter naming its own tube, no dead-letter cycle). Pure.
+func CheckPolicies(set map[string]Policy) error { return policy.CheckSet(set) }
 
 // The limits a Policy may ask for (see package policy).
 const (
@@ -177,3 +206,16 @@ const (
 	MaxScheduleBody = policy.MaxScheduleBody
 	MaxSchedules    = policy.MaxSchedules
 )
+
+// A schedule's job priority and TTR (seconds) when its JSON leaves them
+// out (see Schedule): stalkctl put's defaults.
+const (
+	DefaultSchedulePriority = policy.DefaultPriority
+	DefaultScheduleTTR      = policy.DefaultTTR
+)
+
+// MergePolicyPatch returns p changed by patch, a JSON merge patch (RFC
+// 7386: a key sets a field, null removes it), validated; a refusal is a
+// *PolicyError naming the field. Pure, safe for concurrent use: see
+// policy.MergePatch and Queue.UpdatePolicySeq.
+func MergePolicyPatch(p Policy, patch []byte) (Policy, error) { return policy.MergePatch(p, patch) }

@@ -56,7 +56,7 @@ func (l *Log) admit(kind jobs.RecordKind, moving bool, size int64) error {
 		return jobs.ErrJournal
 	case kind == jobs.RecDelete || kind == jobs.RecClear || moving:
 		return nil // compaction is what frees space
-	case kind == jobs.RecPolicy:
+	case kind == jobs.RecPolicy || kind == jobs.RecPolicySet:
 		return nil // rare and small, and compaction writes them again
 	case kind == jobs.RecUpdate:
 		if l.lowSpace && l.lowSpent > budget/2 {
@@ -82,6 +82,8 @@ func (l *Log) track(rec *jobs.Record, idx uint64, size int64, moving bool) {
 		}
 	case jobs.RecPolicy:
 		l.trackPolicy(rec, idx)
+	case jobs.RecPolicySet:
+		l.trackPolicySet(rec, idx)
 	case jobs.RecDelete:
 		l.forget(rec.ID)
 	case jobs.RecClear: // holds no live job, like a delete per id

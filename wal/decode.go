@@ -53,14 +53,25 @@ func (e *decoded) decode(b []byte) error {
 		e.meta = meta{durable: d.Uvarint(), logStart: d.Uvarint(), maxID: d.Uvarint()}
 	case !known:
 		return fmt.Errorf("%w %#x", errKind, b[crcLen])
+	case b[crcLen] == kindPolicyExt:
+		e.rec.Kind = kind
+		d.PolicyExt(&e.rec)
+		e.tube = []byte(e.rec.Tube)
 	case kind == jobs.RecPolicy:
 		e.rec.Kind = kind
 		d.Policy(&e.rec)
 		e.tube = []byte(e.rec.Tube)
+	case kind == jobs.RecPolicySet:
+		e.rec.Kind = kind
+		d.PolicySet(&e.rec)
 	case b[crcLen] == kindSchedPut:
 		e.rec.Kind = kind
 		e.tube = d.job(&e.rec)
 		d.Sched(&e.rec)
+	case b[crcLen] == kindDeadPut:
+		e.rec.Kind = kind
+		e.tube = d.job(&e.rec)
+		d.Dead(&e.rec)
 	case kind == jobs.RecClear:
 		e.rec.Kind = kind
 		e.rec.IDs = d.ids()
@@ -97,6 +108,9 @@ func validJob(r *jobs.Record, tube []byte) bool {
 	}
 	if r.Kind == jobs.RecPolicy {
 		return fields.ValidPolicy(r)
+	}
+	if r.Kind == jobs.RecPolicySet {
+		return fields.ValidPolicySet(r)
 	}
 	if r.ID == 0 {
 		return false

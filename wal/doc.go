@@ -137,6 +137,19 @@
 // DIR/salvage-<time>/, and a fresh log is written. A second server on the
 // same directory is refused (an flock on DIR/lock).
 //
+// # beanstalkd's binlog, and files that are not the log's
+//
+// ImportBinlog, called before Open (the daemon and embed.Open do), turns a
+// directory holding beanstalkd's binlog.N files and no log into a log
+// holding every job beanstalkd would restore, in one durable step (see
+// import.go), keeping the binlog files in DIR/beanstalkd-binlog.imported/.
+// Open refuses a directory holding anything it does not write (listed in
+// dirfiles.go), binlog files included, with ErrForeignFiles naming them: it
+// never starts empty beside jobs it cannot see. DIR/lock is also locked
+// with fcntl, as beanstalkd locks it, so neither server starts on a
+// directory the other holds. ReadJobs and ExportBinlog read a stopped
+// server's log without writing, for stalkctl's way back to beanstalkd.
+//
 // # Logging
 //
 // The Log logs to Options.Logger, whose level is the only verbosity

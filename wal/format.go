@@ -8,7 +8,8 @@ import (
 //
 //	crc32c  uint32, little endian, over every byte after it
 //	kind    byte: 1 put, 2 update, 3 delete, 4 clear, 5 policy,
-//	        6 scheduled put, 16 meta
+//	        6 scheduled put, 7 dead put, 10 extended policy, 11 policy set,
+//	        16 meta
 //	put:    uvarint id, byte state, uvarint pri, varint delay, varint ttr,
 //	        varint created, varint deadline, uvarint reserves, timeouts,
 //	        releases, buries, kicks, uvarint len(tube), tube,
@@ -27,6 +28,19 @@ import (
 //	        fired (Clock ns: the schedule's last fire time)
 //	scheduled put: the put fields, then uvarint sched (the schedule's
 //	        number plus one), varint schedAt (the time it fired for)
+//	dead put: (7) a put whose job moved into a dead-letter tube: the put
+//	        fields, then uvarint sched (0: not a scheduled put) and, if
+//	        not 0, varint schedAt; uvarint len(origin), origin (the tube
+//	        it left), byte reason (1 max_reserves after a release, 2
+//	        max_reserves after a timeout, 3 overflow), varint at (Clock
+//	        ns: when it moved). See wal/internal/fields/dead.go.
+//	extended policy: a policy with a field the policy layout lacks
+//	        (overflow): the policy fields, then extension fields
+//	        (wal/internal/fields/policyext.go); a policy without one is
+//	        still written as kind 5
+//	policy set: every tube's policy at once (jobs.RecPolicySet): uvarint
+//	        n, then n times tube and policy fields with extension fields,
+//	        tubes in name order (wal/internal/fields/policyext.go)
 //
 // The body is the job data framed as on the protocol's wire: the CRLF is on
 // disk (and counted in the length) though the queue keeps bodies without it;
@@ -56,7 +70,14 @@ const (
 	// policies holds neither, and an older binary refuses them.
 	kindPolicy   byte = 5
 	kindSchedPut byte = 6
-	kindMeta     byte = 0x10
+	// kindDeadPut came with dead letters that remember their origin; an
+	// older binary refuses it.
+	kindDeadPut byte = 7
+	// kindPolicyExt and kindPolicySet came with max_ready's overflow and
+	// policy files applied whole; an older binary refuses them.
+	kindPolicyExt byte = 10
+	kindPolicySet byte = 11
+	kindMeta      byte = 0x10
 
 	stateReady    byte = 1
 	stateReserved byte = 2
@@ -82,6 +103,8 @@ func kindByte(k jobs.RecordKind) (b byte, ok bool) {
 		return kindClear, true
 	case jobs.RecPolicy:
 		return kindPolicy, true
+	case jobs.RecPolicySet:
+		return kindPolicySet, true
 	}
 	return kindInvalid, false
 }
@@ -100,8 +123,12 @@ func kindOf(b byte) (k jobs.RecordKind, ok bool) {
 		return jobs.RecClear, true
 	case kindPolicy:
 		return jobs.RecPolicy, true
-	case kindSchedPut:
+	case kindSchedPut, kindDeadPut:
 		return jobs.RecPut, true
+	case kindPolicyExt:
+		return jobs.RecPolicy, true
+	case kindPolicySet:
+		return jobs.RecPolicySet, true
 	}
 	return 0, false
 }
@@ -141,6 +168,9 @@ func stateOf(b byte) (s jobs.State, ok bool) {
 // encodable reports why rec cannot be written in the format, or nil.
 func encodable(rec *jobs.Record) error {
 	if _, ok := kindByte(rec.Kind); !ok {
+		return errKind
+	}
+	if rec.Kind == jobs.RecPolicySet && rec.Policy == nil {
 		return errKind
 	}
 	if rec.Kind == jobs.RecPut || rec.Kind == jobs.RecUpdate {

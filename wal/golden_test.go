@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/stalkd/stalkd/jobs"
+	"github.com/stalkd/stalkd/wal/internal/fields"
 )
 
 // The golden fixtures pin the on-disk format: every file under testdata/
@@ -52,10 +53,36 @@ var goldenRecords = []struct {
 			{Cron: "@every 30s", Body: "", Priority: 1<<32 - 1},
 		}}, Fired: []int64{1_700_000_000_000_000_000, -1}}}},
 	{"policy-plain", jobs.Record{Kind: jobs.RecPolicy, Tube: "t", Policy: &jobs.PolicyRecord{Policy: jobs.Policy{MaxReady: 1}}}},
+	// A schedule's time zone rides in its cron string (fields.AppendPolicy).
+	{"policy-tz", jobs.Record{Kind: jobs.RecPolicy, Tube: "reports", Policy: &jobs.PolicyRecord{Policy: jobs.Policy{
+		Schedule: []jobs.Schedule{
+			{Cron: "30 2 * * MON-FRI", TZ: "America/New_York", Body: "report", Priority: 1024, TTR: 60},
+			{Cron: "@daily", Body: "sweep"},
+		}}, Fired: []int64{1_700_000_000_000_000_000, 5}}}},
 	{"policy-removed", jobs.Record{Kind: jobs.RecPolicy, Tube: "emails"}},
 	{"put-scheduled", jobs.Record{Kind: jobs.RecPut, ID: 77, Tube: "emails", State: jobs.Ready, Pri: 10,
 		TTR: 60 * time.Second, Created: 1_700_000_000_000_000_001, Body: []byte("report"),
 		Sched: 1, SchedAt: 1_700_000_000_000_000_000}},
+	{"put-dead-released", jobs.Record{Kind: jobs.RecPut, ID: 78, Tube: "emails-dead", State: jobs.Ready, Pri: 5,
+		TTR: 60 * time.Second, Created: 1_700_000_000_000_000_002, Releases: 3, Body: []byte("mail 78"),
+		Dead: &jobs.DeadLetter{Origin: "emails", Reason: jobs.DeadReleased, At: 1_700_000_100_000_000_000}}},
+	{"put-dead-timed-out", jobs.Record{Kind: jobs.RecPut, ID: 1<<64 - 1, Tube: "d", State: jobs.Buried, Pri: 1<<32 - 1,
+		TTR: time.Second, Created: -1, Timeouts: 1<<32 - 1, Buries: 1, Body: []byte{},
+		Dead: &jobs.DeadLetter{Origin: strings.Repeat("o", jobs.MaxTubeName), Reason: jobs.DeadTimedOut, At: -1}}},
+	{"put-dead-overflow-scheduled", jobs.Record{Kind: jobs.RecPut, ID: 79, Tube: "reports-dead", State: jobs.Delayed,
+		Delay: time.Minute, TTR: 600 * time.Second, Created: 1_700_000_000_000_000_003, Deadline: 1_700_000_060_000_000_003,
+		Body: []byte("nightly-report"), Sched: 2, SchedAt: 1_700_000_000_000_000_000,
+		Dead: &jobs.DeadLetter{Origin: "reports", Reason: jobs.DeadOverflow, At: 1_700_000_000_000_000_003}}},
+	{"policy-overflow", jobs.Record{Kind: jobs.RecPolicy, Tube: "emails", Policy: &jobs.PolicyRecord{Policy: jobs.Policy{
+		MaxReady: 100, Overflow: jobs.OverflowDeadLetter, DeadLetter: "emails-spill"}}}},
+	{"policy-set", jobs.Record{Kind: jobs.RecPolicySet, Policy: &jobs.PolicyRecord{Tubes: []jobs.TubePolicyRecord{
+		{Tube: "a", PolicyRecord: jobs.PolicyRecord{Policy: jobs.Policy{MaxReady: 1, Overflow: jobs.OverflowBury}}},
+		{Tube: "emails", PolicyRecord: jobs.PolicyRecord{Policy: jobs.Policy{MaxReserves: 5, DeadLetter: "emails-dead",
+			ReserveRate: 0.5, Schedule: []jobs.Schedule{{Cron: "@every 1m", Body: "x", Priority: 1024, TTR: 60}}},
+			Fired: []int64{1_700_000_000_000_000_000}}},
+		{Tube: "z", PolicyRecord: jobs.PolicyRecord{Policy: jobs.Policy{MaxReady: 2, Overflow: jobs.OverflowReject}}},
+	}}}},
+	{"policy-set-empty", jobs.Record{Kind: jobs.RecPolicySet, Policy: &jobs.PolicyRecord{Tubes: []jobs.TubePolicyRecord{}}}},
 }
 
 // goldenMeta is the fixture testdata/records/meta.hex.
@@ -69,6 +96,9 @@ func TestGoldenRecords(t *testing.T) {
 			desc := fmt.Sprintf("%+v", g.rec)
 			if g.rec.Policy != nil {
 				desc += fmt.Sprintf(" *Policy=%+v", *g.rec.Policy)
+			}
+			if g.rec.Dead != nil {
+				desc += fmt.Sprintf(" *Dead=%+v", *g.rec.Dead)
 			}
 			writeHex(t, filepath.Join(dir, g.name+".hex"), desc, AppendRecord(nil, &g.rec))
 		}
@@ -96,7 +126,8 @@ func TestGoldenRecords(t *testing.T) {
 // values: the mapping must be total over what jobs writes and refuse
 // everything else.
 func TestGoldenFormatNumbers(t *testing.T) {
-	kinds := map[jobs.RecordKind]byte{jobs.RecPut: 1, jobs.RecUpdate: 2, jobs.RecDelete: 3, jobs.RecClear: 4, jobs.RecPolicy: 5}
+	kinds := map[jobs.RecordKind]byte{jobs.RecPut: 1, jobs.RecUpdate: 2, jobs.RecDelete: 3, jobs.RecClear: 4, jobs.RecPolicy: 5,
+		jobs.RecPolicySet: 11}
 	for k, want := range kinds {
 		b, ok := kindByte(k)
 		require.True(t, ok)
@@ -115,7 +146,7 @@ func TestGoldenFormatNumbers(t *testing.T) {
 		assert.Equal(t, s, back)
 	}
 	for b := range 256 {
-		if _, ok := kindOf(byte(b)); ok != (b >= 1 && b <= 6) {
+		if _, ok := kindOf(byte(b)); ok != (b >= 1 && b <= 7 || b == 10 || b == 11) {
 			t.Errorf("kind byte %#x: known %v", b, ok)
 		}
 		if _, ok := stateOf(byte(b)); ok != (b >= 1 && b <= 4) {
@@ -125,6 +156,17 @@ func TestGoldenFormatNumbers(t *testing.T) {
 	sched, ok := kindOf(6) // a put that carries its schedule's mark
 	assert.True(t, ok)
 	assert.Equal(t, jobs.RecPut, sched)
+	dead, ok := kindOf(7) // a put that carries its dead-letter mark
+	assert.True(t, ok)
+	assert.Equal(t, jobs.RecPut, dead)
+	for r, want := range map[jobs.DeadReason]byte{jobs.DeadReleased: 1, jobs.DeadTimedOut: 2, jobs.DeadOverflow: 3} {
+		b, ok := fields.ReasonCode(r)
+		require.True(t, ok)
+		assert.Equal(t, want, b, "reason %s", r)
+	}
+	ext, ok := kindOf(10) // a policy with fields the first layout lacks
+	assert.True(t, ok)
+	assert.Equal(t, jobs.RecPolicy, ext)
 	_, ok = kindByte(99)
 	assert.False(t, ok)
 	_, ok = stateByte(99)

@@ -69,6 +69,10 @@ func (m *image) apply(e *decoded, index uint64, size int) {
 		m.applyPolicy(r, index)
 		return
 	}
+	if r.Kind == jobs.RecPolicySet {
+		m.applyPolicySet(r, index)
+		return
+	}
 	if r.Kind == jobs.RecPut && r.Sched != 0 {
 		m.applySched(string(e.tube), r)
 	}
@@ -89,6 +93,9 @@ func (m *image) apply(e *decoded, index uint64, size int) {
 	case jobs.RecPut:
 		rec := *r
 		rec.Tube = m.intern(e.tube)
+		if rec.Dead != nil { // a fresh DeadLetter per decode: its origin may be shared
+			rec.Dead.Origin = m.internString(rec.Dead.Origin)
+		}
 		rec.Body = append(make([]byte, 0, len(r.Body)), r.Body...)
 		if known {
 			m.live -= int64(lc.size)
@@ -143,6 +150,15 @@ func (m *image) intern(b []byte) string {
 		return s
 	}
 	s := string(b)
+	m.tubes[s] = s
+	return s
+}
+
+// internString is intern for a name already a string.
+func (m *image) internString(s string) string {
+	if i, ok := m.tubes[s]; ok {
+		return i
+	}
 	m.tubes[s] = s
 	return s
 }

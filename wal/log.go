@@ -244,6 +244,18 @@ func openLog(dir string, opts Options, h hooks) (*Log, error) {
 	if err != nil {
 		return nil, err
 	}
+	contents, err := readContents(dir)
+	if err == nil {
+		err = contents.check(dir)
+	}
+	if err != nil {
+		lk.unlock()
+		return nil, err
+	}
+	if contents.raft {
+		opts.Logger.Warn().Str("dir", dir).
+			Msg("the directory holds a cluster member's raft log; a single-node server does not read its jobs")
+	}
 	h.fill()
 	l := &Log{
 		dir: dir, opts: opts, log: opts.Logger, lock: lk, hook: h,

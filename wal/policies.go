@@ -9,6 +9,8 @@ import (
 
 // Tube policies in the log. A policy record (jobs.RecPolicy) holds a tube's
 // whole policy and its schedules' progress; the latest one per tube counts.
+// A policy set record (jobs.RecPolicySet) holds every tube's at once and
+// replaces all that came before it.
 // A scheduled put carries the time it stands for, which advances that
 // progress when replayed after the policy record. Compaction keeps the
 // latest policy records alive by asking the queue to write every policy
@@ -40,6 +42,16 @@ func (m *image) applyPolicy(r *jobs.Record, index uint64) {
 	fired := make([]int64, len(r.Policy.Schedule))
 	copy(fired, r.Policy.Fired)
 	m.policies[r.Tube] = &imagePolicy{p: r.Policy.Clone(), fired: fired, index: index}
+}
+
+// applyPolicySet makes a policy set record at index the image's policies:
+// exactly its tubes', every other tube's dropped.
+func (m *image) applyPolicySet(r *jobs.Record, index uint64) {
+	m.policies = make(map[string]*imagePolicy, len(r.Policy.Tubes))
+	for i := range r.Policy.Tubes {
+		tp := &r.Policy.Tubes[i]
+		m.applyPolicy(&jobs.Record{Kind: jobs.RecPolicy, Tube: tp.Tube, Policy: &tp.PolicyRecord}, index)
+	}
 }
 
 // applySched advances a schedule's progress from a scheduled put.
@@ -92,6 +104,15 @@ func (l *Log) trackPolicy(rec *jobs.Record, idx uint64) {
 		return
 	}
 	l.policyAt[rec.Tube] = idx
+}
+
+// trackPolicySet notes that a policy set record at idx holds every live
+// policy. mu held.
+func (l *Log) trackPolicySet(rec *jobs.Record, idx uint64) {
+	l.policyAt = make(map[string]uint64, len(rec.Policy.Tubes))
+	for _, tp := range rec.Policy.Tubes {
+		l.policyAt[tp.Tube] = idx
+	}
 }
 
 // policyBefore reports whether a live policy record sits before cut.

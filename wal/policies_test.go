@@ -109,37 +109,57 @@ func TestPolicyCrashRestart(t *testing.T) {
 	require.False(t, ok, "a removal survives too")
 }
 
-// TestPolicySurvivesCompaction: compaction drops the segments that held the
-// policy records and the scheduled puts, yet a restart finds the policies
-// and the schedules' progress (the queue wrote them again first).
-func TestPolicySurvivesCompaction(t *testing.T) {
-	opts := testOptions(t)
-	opts.NoSync = true
-	opts.Logger = opts.Logger.Level(1)
-	s := newServer(t, opts)
-	pa := jobs.Policy{MaxReady: 1000, Schedule: []jobs.Schedule{{Cron: "@every 1h", Body: "hourly"}}}
-	pb := jobs.Policy{MaxReserves: 3}
-	_, err := s.q.SetPolicySeq("a", pa)
-	require.NoError(t, err)
-	_, err = s.q.SetPolicySeq("b", pb)
-	require.NoError(t, err)
-	s.clock.Advance(time.Hour)
-	s.q.Tick() // fired at t0+1h
-	require.Equal(t, []string{"hourly"}, s.drain("a"))
-	ss := s.session("w")
+// churnUntilCompacted puts and deletes jobs in tube until the log has
+// completed n compaction rounds, and waits until all of it is committed.
+func (s *server) churnUntilCompacted(tube string, n uint64) {
+	s.t.Helper()
+	ss := s.session(tube)
+	defer ss.Close()
 	body := make([]byte, 300)
 	var last uint64
-	for i := 0; s.l.Metrics().Compactions < 2; i++ {
-		require.Less(t, i, 200_000, "no compaction happened")
+	for i := 0; s.l.Metrics().Compactions < n; i++ {
+		require.Less(s.t, i, 200_000, "no compaction happened")
 		id, _, err := ss.Put(jobs.PutRequest{TTR: time.Minute, Body: body})
-		require.NoError(t, err)
+		require.NoError(s.t, err)
 		last, err = ss.Delete(id)
-		require.NoError(t, err)
+		require.NoError(s.t, err)
 		if i%100 == 99 {
 			s.wait(last)
 		}
 	}
 	s.wait(last)
+}
+
+// TestPolicySurvivesCompaction: compaction drops the segments that held the
+// policy records and the scheduled puts, yet a restart finds the policies
+// and the schedules' progress (the queue wrote them again first).
+func TestPolicySurvivesCompaction(t *testing.T) {
+	t.Run("per tube", func(t *testing.T) { testPolicySurvivesCompaction(t, false) })
+	t.Run("set", func(t *testing.T) { testPolicySurvivesCompaction(t, true) })
+}
+
+// testPolicySurvivesCompaction: policies written one tube at a time, or
+// as one policy set record, survive the compaction of their segment.
+func testPolicySurvivesCompaction(t *testing.T, asSet bool) {
+	opts := testOptions(t)
+	opts.NoSync = true
+	opts.Logger = opts.Logger.Level(1)
+	s := newServer(t, opts)
+	pa := jobs.Policy{MaxReady: 1000, Schedule: []jobs.Schedule{{Cron: "@every 1h", Body: "hourly"}}}
+	pb := jobs.Policy{MaxReserves: 3, MaxReady: 5, Overflow: jobs.OverflowBury}
+	if asSet {
+		_, _, err := s.q.ReplacePoliciesSeq(map[string]jobs.Policy{"a": pa, "b": pb})
+		require.NoError(t, err)
+	} else {
+		_, err := s.q.SetPolicySeq("a", pa)
+		require.NoError(t, err)
+		_, err = s.q.SetPolicySeq("b", pb)
+		require.NoError(t, err)
+	}
+	s.clock.Advance(time.Hour)
+	s.q.Tick() // fired at t0+1h
+	require.Equal(t, []string{"hourly"}, s.drain("a"))
+	s.churnUntilCompacted("w", 2)
 	s.restart()
 	got, ok := s.q.Policy("a")
 	require.True(t, ok)
@@ -155,6 +175,30 @@ func TestPolicySurvivesCompaction(t *testing.T) {
 	s.put(s.session("w"), 0, 0, "sync")
 	s.restart()
 	require.Equal(t, []string{"hourly"}, s.drain("a"))
+}
+
+// TestPolicySetCrashRestart: after a crash the policies are exactly those
+// of the last policy set record, with the policies set before it that it
+// left out gone, and overflow modes kept.
+func TestPolicySetCrashRestart(t *testing.T) {
+	s := newServer(t, Options{})
+	_, err := s.q.SetPolicySeq("old", jobs.Policy{MaxReady: 1})
+	require.NoError(t, err)
+	set := map[string]jobs.Policy{
+		"a": {MaxReady: 2, Overflow: jobs.OverflowDeadLetter, DeadLetter: "a-spill"},
+		"b": {MaxReserves: 1},
+	}
+	_, seq, err := s.q.ReplacePoliciesSeq(set)
+	require.NoError(t, err)
+	s.wait(seq)
+	c := s.crashCopy()
+	require.Equal(t, set, c.q.Policies())
+	seq, err = c.q.SetPolicySeq("c", jobs.Policy{MaxReady: 3, Overflow: jobs.OverflowReject})
+	require.NoError(t, err)
+	c.wait(seq)
+	c2 := c.crashCopy()
+	set["c"] = jobs.Policy{MaxReady: 3, Overflow: jobs.OverflowReject}
+	require.Equal(t, set, c2.q.Policies(), "a policy record after a set adds to it")
 }
 
 // TestPolicyReserveCountSurvivesTimeouts: in a tube whose policy counts

@@ -49,9 +49,20 @@ func AppendRecord(dst []byte, rec *jobs.Record) []byte {
 	if rec.Kind == jobs.RecPut && rec.Sched != 0 {
 		kind = kindSchedPut
 	}
+	if rec.Kind == jobs.RecPut && rec.Dead != nil {
+		kind = kindDeadPut // carries the schedule's mark too
+	}
+	if rec.Kind == jobs.RecPolicy && fields.PolicyExt(rec) {
+		kind = kindPolicyExt
+	}
 	dst = append(dst, 0, 0, 0, 0, kind)
-	if rec.Kind == jobs.RecPolicy {
+	switch {
+	case kind == kindPolicyExt:
+		return seal(fields.AppendPolicyExt(dst, rec), start)
+	case rec.Kind == jobs.RecPolicy:
 		return seal(fields.AppendPolicy(dst, rec), start)
+	case rec.Kind == jobs.RecPolicySet:
+		return seal(fields.AppendPolicySet(dst, rec), start)
 	}
 	if rec.Kind == jobs.RecClear {
 		return seal(appendIDs(dst, rec.IDs), start)
@@ -61,8 +72,11 @@ func AppendRecord(dst []byte, rec *jobs.Record) []byte {
 		state, _ := stateByte(rec.State)
 		dst = fields.AppendJob(append(dst, state), rec)
 	}
-	if kind == kindSchedPut {
+	switch kind {
+	case kindSchedPut:
 		dst = fields.AppendSched(dst, rec)
+	case kindDeadPut:
+		dst = fields.AppendDead(dst, rec)
 	}
 	return seal(dst, start)
 }
@@ -82,14 +96,20 @@ func appendRecordAround(dst []byte, rec *jobs.Record) (out []byte, at int) {
 	if rec.Sched != 0 {
 		kind = kindSchedPut
 	}
+	if rec.Dead != nil {
+		kind = kindDeadPut // carries the schedule's mark too
+	}
 	dst = append(dst, 0, 0, 0, 0, kind)
 	dst = binary.AppendUvarint(dst, rec.ID)
 	state, _ := stateByte(rec.State)
 	dst = fields.AppendJobHead(append(dst, state), rec)
 	at = len(dst)
 	dst = fields.AppendBodyEnd(dst)
-	if kind == kindSchedPut {
+	switch kind {
+	case kindSchedPut:
 		dst = fields.AppendSched(dst, rec)
+	case kindDeadPut:
+		dst = fields.AppendDead(dst, rec)
 	}
 	sum := crc32.Update(0, castagnoli, dst[start+crcLen:at])
 	sum = crc32.Update(sum, castagnoli, rec.Body)
@@ -153,7 +173,13 @@ func recordSize(rec *jobs.Record) int {
 		return crcLen + 1 + idsSize(rec.IDs)
 	}
 	if rec.Kind == jobs.RecPolicy {
+		if fields.PolicyExt(rec) {
+			return crcLen + 1 + len(fields.AppendPolicyExt(nil, rec))
+		}
 		return crcLen + 1 + fields.PolicySize(rec)
+	}
+	if rec.Kind == jobs.RecPolicySet {
+		return crcLen + 1 + fields.PolicySetSize(rec)
 	}
 	n := crcLen + 1 + uvarintLen(rec.ID)
 	if rec.Kind == jobs.RecDelete {
@@ -166,7 +192,10 @@ func recordSize(rec *jobs.Record) int {
 	}
 	if rec.Kind == jobs.RecPut {
 		n += uvarintLen(uint64(len(rec.Tube))) + len(rec.Tube) + uvarintLen(uint64(fields.BodyFieldLen(len(rec.Body)))) + fields.BodyFieldLen(len(rec.Body))
-		if rec.Sched != 0 {
+		switch {
+		case rec.Dead != nil:
+			n += fields.DeadSize(rec)
+		case rec.Sched != 0:
 			n += uvarintLen(uint64(rec.Sched)) + varintLen(rec.SchedAt)
 		}
 	}

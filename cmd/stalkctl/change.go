@@ -137,25 +137,35 @@ var listStates = map[string]bool{"ready": true, "delayed": true, "buried": true,
 
 func runList(_ context.Context, _ *app, c *client.Conn, inv *invocation) (result, error) {
 	tube, state := inv.args[0], inv.args[1]
-	r := listResult{tube: tube, state: state, offset: inv.offset}
-	// Page through: the server returns at most MaxListJobs ids per call.
-	off := inv.offset
-	for inv.count == 0 || uint64(len(r.ids)) < inv.count {
+	ids, err := listIDs(c, tube, state, inv.offset, inv.count)
+	if err != nil {
+		return nil, err
+	}
+	return listResult{tube: tube, state: state, offset: inv.offset, ids: ids}, nil
+}
+
+// listIDs returns up to count (0: all) ids of the tube's jobs in state,
+// skipping offset, paging through list-jobs (the server returns at most
+// MaxListJobs ids per call).
+func listIDs(c *client.Conn, tube, state string, offset, count uint64) ([]uint64, error) {
+	var ids []uint64
+	off := offset
+	for count == 0 || uint64(len(ids)) < count {
 		want := uint64(client.MaxListJobs)
-		if inv.count > 0 {
-			want = min(want, inv.count-uint64(len(r.ids)))
+		if count > 0 {
+			want = min(want, count-uint64(len(ids)))
 		}
 		page, err := c.ListJobs(tube, state, off, want)
 		if err != nil {
 			return nil, err
 		}
-		r.ids = append(r.ids, page...)
+		ids = append(ids, page...)
 		off += uint64(len(page))
 		if uint64(len(page)) < want {
 			break
 		}
 	}
-	return r, nil
+	return ids, nil
 }
 
 // jobs says "1 job" or "n jobs".

@@ -75,32 +75,41 @@ func (e *adminError) Unwrap() error {
 // do sends a request with an optional JSON body and decodes a 2xx reply
 // into out.
 func (h *adminClient) do(ctx context.Context, method, path string, in, out any) error {
+	_, err := h.call(ctx, method, path, in, out)
+	return err
+}
+
+// call is do returning the reply's header too (nil when there was none).
+func (h *adminClient) call(ctx context.Context, method, path string, in, out any) (http.Header, error) {
 	var body io.Reader
 	if in != nil {
 		b, err := json.Marshal(in)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		body = bytes.NewReader(b)
 	}
 	req, err := http.NewRequestWithContext(ctx, method, h.base+path, body)
 	if err != nil {
-		return &usageError{fmt.Sprintf("--admin %s: %v", h.base, err)}
+		return nil, &usageError{fmt.Sprintf("--admin %s: %v", h.base, err)}
 	}
 	if in != nil {
 		req.Header.Set("Content-Type", "application/json")
+		if method == http.MethodPatch {
+			req.Header.Set("Content-Type", "application/merge-patch+json") // RFC 7386
+		}
 	}
 	if h.token != "" {
 		req.Header.Set("Authorization", "Bearer "+h.token)
 	}
 	resp, err := h.hc.Do(req)
 	if err != nil {
-		return &connectError{addr: h.base, err: err, hint: "--admin or $STALKD_ADMIN"}
+		return nil, &connectError{addr: h.base, err: err, hint: "--admin or $STALKD_ADMIN"}
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	if err != nil {
-		return err
+		return resp.Header, err
 	}
 	if resp.StatusCode/100 != 2 {
 		var e struct {
@@ -117,12 +126,12 @@ func (h *adminClient) do(ctx context.Context, method, path string, in, out any) 
 		if ae.status == http.StatusMisdirectedRequest {
 			ae.message += " (run it against the leader's --admin address, or list every node's: --admin URL,URL,...)"
 		}
-		return ae
+		return resp.Header, ae
 	}
 	if out == nil {
-		return nil
+		return resp.Header, nil
 	}
-	return json.Unmarshal(b, out)
+	return resp.Header, json.Unmarshal(b, out)
 }
 
 // newAdminClient builds the client from --admin and the token settings.
@@ -176,9 +185,25 @@ func (r clusterResult) print(w io.Writer) {
 func adminCluster(ctx context.Context, _ *app, h *adminClient, _ *invocation) (result, error) {
 	var c cluster.Status
 	if err := h.do(ctx, http.MethodGet, "/v1/cluster", nil, &c); err != nil {
+		var ae *adminError
+		if errors.As(err, &ae) && ae.status == http.StatusNotFound && ae.code == "no_such_endpoint" {
+			return standaloneResult{h.base}, nil // a single node's admin API has no /v1/cluster
+		}
 		return nil, err
 	}
 	return clusterResult{c}, nil
+}
+
+// standaloneResult is "cluster" asked of a node that is no cluster
+// member: not an error, the answer (stats-cluster says state standalone).
+type standaloneResult struct{ base string }
+
+func (r standaloneResult) print(w io.Writer) {
+	fmt.Fprintf(w, "%s: standalone (a single node, not a member of a cluster)\n", r.base)
+}
+
+func (r standaloneResult) json() any {
+	return map[string]string{"admin": r.base, "state": "standalone"}
 }
 
 func adminAddVoter(ctx context.Context, _ *app, h *adminClient, inv *invocation) (result, error) {

@@ -52,8 +52,8 @@ func adminClients(a *app, inv *invocation) ([]*adminClient, error) {
 
 // clustersResult is "cluster" asked of several nodes.
 type clustersResult struct {
-	views []clusterResult
-	errs  []error // per node: nil, or why it did not answer
+	views []result // clusterResult or standaloneResult
+	errs  []error  // per node: nil, or why it did not answer
 	bases []string
 }
 
@@ -85,7 +85,7 @@ func (r clustersResult) print(w io.Writer) {
 // adminClusterAll is "cluster" asked of every listed node. It fails (after
 // printing what the others said) when a node did not answer.
 func adminClusterAll(ctx context.Context, a *app, hs []*adminClient, inv *invocation) (result, error) {
-	r := clustersResult{views: make([]clusterResult, len(hs)), errs: make([]error, len(hs))}
+	r := clustersResult{views: make([]result, len(hs)), errs: make([]error, len(hs))}
 	var first error
 	for i, h := range hs {
 		r.bases = append(r.bases, h.base)
@@ -95,7 +95,7 @@ func adminClusterAll(ctx context.Context, a *app, hs []*adminClient, inv *invoca
 			first = firstErr(first, err)
 			continue
 		}
-		r.views[i] = res.(clusterResult)
+		r.views[i] = res
 	}
 	return r, first
 }

@@ -77,7 +77,14 @@ const clusterToken = "stalkctl-cluster-token-0123456789"
 // startAdmin serves c on a loopback admin listener with a bearer token.
 func startAdmin(t *testing.T, c admin.Cluster) string {
 	t.Helper()
-	s, err := admin.Start(admin.Options{Addr: "127.0.0.1:0", Cluster: c, Tokens: []string{clusterToken}})
+	return serveAdmin(t, admin.Options{Addr: "127.0.0.1:0", Cluster: c, Tokens: []string{clusterToken}})
+}
+
+// serveAdmin starts an admin listener, stopped at the test's end, and
+// returns its URL.
+func serveAdmin(t *testing.T, o admin.Options) string {
+	t.Helper()
+	s, err := admin.Start(o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,8 +106,7 @@ func ctlEnv(env map[string]string, args ...string) run {
 
 // TestClusterCommands: cluster, add-voter and remove-server through the
 // admin API, with the token from a file or the environment; a follower's
-// 421 is exit 7 naming the leader; a wrong token and a missing --admin
-// are reported.
+// 421 is exit 7 naming the leader; a wrong token is reported.
 func TestClusterCommands(t *testing.T) {
 	leader := &fakeCluster{leading: true, servers: []cluster.Server{
 		{ID: "n1", Addr: "10.0.0.1:11310", Suffrage: cluster.Voter}, {ID: "n2", Addr: "10.0.0.2:11310", Suffrage: cluster.Voter}}}
@@ -148,9 +154,8 @@ func TestClusterCommands(t *testing.T) {
 	if r.code != exitFailure || !strings.Contains(r.stderr, "bearer token") || leader.has("n5") {
 		t.Errorf("wrong token: exit %d %q", r.code, r.stderr)
 	}
-	if r = ctlEnv(nil, "remove-server", "n2"); r.code != exitUsage || !strings.Contains(r.stderr, "--admin") {
-		t.Errorf("no --admin: exit %d %q", r.code, r.stderr)
-	}
+	// Without --admin the default address is used (TestAdminAddressDefault;
+	// not dialled here: another server may listen there).
 }
 
 // TestClusterStatsFallback: without --admin, cluster shows the protocol's
@@ -160,5 +165,27 @@ func TestClusterStatsFallback(t *testing.T) {
 	r := ctlEnv(map[string]string{"STALKD_ADDR": addr}, "cluster")
 	if r.code != 0 || !strings.Contains(r.stdout, "state: standalone") {
 		t.Errorf("cluster: exit %d %q %q", r.code, r.stdout, r.stderr)
+	}
+}
+
+// TestClusterStandalone: cluster --admin asked of a single node (its
+// admin API has no /v1/cluster) says the node is standalone and exits 0,
+// alone or among a cluster's nodes.
+func TestClusterStandalone(t *testing.T) {
+	_, _, _, env := policyStack(t)
+	single := env["STALKD_ADMIN"]
+	r := ctlEnv(nil, "cluster", "--admin", single)
+	if r.code != 0 || r.stdout != single+": standalone (a single node, not a member of a cluster)\n" {
+		t.Errorf("cluster of a single node: exit %d %q %q", r.code, r.stdout, r.stderr)
+	}
+	r = ctlEnv(env, "--json", "cluster")
+	var got map[string]string
+	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &got) != nil || got["state"] != "standalone" || got["admin"] != single {
+		t.Errorf("cluster --json of a single node: exit %d %q", r.code, r.stdout)
+	}
+	member := startAdmin(t, &fakeCluster{leading: true, servers: []cluster.Server{{ID: "n1", Addr: "10.0.0.1:11310", Suffrage: cluster.Voter}}})
+	r = ctlEnv(map[string]string{"STALKD_ADMIN_TOKEN": clusterToken}, "cluster", "--admin", member+","+single)
+	if r.code != 0 || !strings.Contains(r.stdout, "standalone") || !strings.Contains(r.stdout, "node n1") {
+		t.Errorf("cluster of a member and a single node: exit %d %q %q", r.code, r.stdout, r.stderr)
 	}
 }

@@ -27,6 +27,9 @@ type command struct {
 	// admin runs the command through the admin HTTP API instead: always
 	// when run is nil, else when --admin (or $STALKD_ADMIN) is given.
 	admin func(ctx context.Context, a *app, h *adminClient, inv *invocation) (result, error)
+	// offline, if it says so for the invocation, runs run without a
+	// connection (c is nil): the command reads or writes files only.
+	offline func(inv *invocation) bool
 	// wire is the protocol command, named when the server does not know it.
 	wire string
 	// notFound says what NOT_FOUND means for this command.
@@ -71,7 +74,7 @@ func init() {
 			flags: topFlags, check: checkInterval, run: runTop},
 	}
 	commands = append(commands, clusterCommands...)
-	commands = append(commands, policyCommand)
+	commands = append(commands, policyCommand, redriveCommand, moveCommand, binlogCommand, migrateCommand)
 }
 
 // The argument checks of the command table.

@@ -15,10 +15,13 @@ var errHelp = errors.New("help requested")
 type invocation struct {
 	addr string
 	json bool
-	// adminURL and adminTokenFile: the admin API, for the cluster
-	// commands (--admin, else $STALKD_ADMIN; --admin-token-file, else the
-	// token in $STALKD_ADMIN_TOKEN).
+	// adminURL and adminTokenFile: the admin API, for the cluster and
+	// policy commands (--admin, else $STALKD_ADMIN, else defaultAdmin;
+	// --admin-token-file, else the token in $STALKD_ADMIN_TOKEN).
+	// adminGiven: --admin or $STALKD_ADMIN named it (cluster then asks the
+	// admin API rather than the protocol).
 	adminURL, adminTokenFile string
+	adminGiven               bool
 	cmd                      *command // nil when no command was named (-h alone)
 	args                     []string // the command's positional arguments
 
@@ -33,12 +36,20 @@ type invocation struct {
 	interval time.Duration
 	once     bool
 	policy   policyArgs // policy set's -f and field flags (policy.go)
+
+	// binlog export's and migrate's flags.
+	to, fromDir        string
+	fileSize           int64
+	from               string
+	stateFile, mapFile string
+	moves              moveArgs // redrive's flags (redrive.go)
 }
 
 // parse reads the command line: global flags, the command, then its
 // arguments and flags in any order (flags may follow arguments; "--" ends
 // the flags). The address comes from -a, else $STALKD_ADDR, else
-// defaultAddr.
+// defaultAddr; the admin API's from --admin, else $STALKD_ADMIN, else
+// defaultAdmin.
 func parse(args []string, getenv func(string) string) (*invocation, error) {
 	inv := &invocation{addr: getenv("STALKD_ADDR"), adminURL: getenv("STALKD_ADMIN")}
 	if inv.addr == "" {
@@ -68,6 +79,9 @@ func parse(args []string, getenv func(string) string) (*invocation, error) {
 		return inv, fmt.Errorf("usage: stalkctl %s %s", inv.cmd.name, inv.cmd.synopsis)
 	}
 	inv.args = pos
+	if inv.adminGiven = inv.adminURL != ""; !inv.adminGiven {
+		inv.adminURL = defaultAdmin
+	}
 	if inv.addr == "" {
 		return inv, fmt.Errorf("-a: empty address")
 	}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"sort"
 	"strconv"
+	"time"
 
 	"github.com/stalkd/stalkd/cmd/stalkctl/internal/client"
 )
@@ -116,9 +117,10 @@ func parseID(s string) (uint64, error) {
 type peekResult struct {
 	job   client.Job
 	stats client.Stats
+	dead  *deadLetterInfo // with --admin: where a dead letter came from, and why
 }
 
-func runPeek(_ context.Context, _ *app, c *client.Conn, inv *invocation) (result, error) {
+func runPeek(ctx context.Context, a *app, c *client.Conn, inv *invocation) (result, error) {
 	var job client.Job
 	var err error
 	switch what := inv.args[0]; what {
@@ -138,7 +140,7 @@ func runPeek(_ context.Context, _ *app, c *client.Conn, inv *invocation) (result
 		return nil, err
 	}
 	s, _ := c.StatsJob(job.ID) // the job may be gone already: show what we have
-	return peekResult{job, s}, nil
+	return peekResult{job, s, peekDeadLetter(ctx, a, inv, job.ID)}, nil
 }
 
 func (r peekResult) print(w io.Writer) {
@@ -147,6 +149,11 @@ func (r peekResult) print(w io.Writer) {
 		if f.Key != "id" {
 			fmt.Fprintf(w, "%s: %s\n", f.Key, f.Value)
 		}
+	}
+	if d := r.dead; d != nil {
+		fmt.Fprintf(w, "dead-letter-origin: %s\n", d.Origin)
+		fmt.Fprintf(w, "dead-letter-reason: %s (%s)\n", d.Reason, d.ReasonText)
+		fmt.Fprintf(w, "dead-lettered-at: %s (%s ago)\n", d.At, time.Duration(d.AgeSeconds*float64(time.Second)).Round(time.Second))
 	}
 	fmt.Fprintf(w, "body (%d bytes):\n", len(r.job.Body))
 	if printable(r.job.Body) {
@@ -163,6 +170,9 @@ func (r peekResult) json() any {
 	out := map[string]any{"id": r.job.ID, "bytes": len(r.job.Body)}
 	if r.stats != nil {
 		out["stats"] = orderedStats(r.stats)
+	}
+	if r.dead != nil {
+		out["dead_letter"] = r.dead
 	}
 	if printable(r.job.Body) {
 		out["body"] = string(r.job.Body)

@@ -1,14 +1,17 @@
 // Command stalkctl is the operator's command line for stalkd (and any
 // beanstalkd): it shows stats and tubes, peeks, puts, kicks, deletes,
 // pauses, clears and lists jobs, waits for a tube to drain, shows a live
-// view of the tubes (top), and shows and changes a cluster's membership
+// view of the tubes (top), shows and changes a cluster's membership
 // and tube policies through a node's admin API (cluster, add-voter,
-// remove-server, policy).
+// remove-server, policy), and moves jobs between beanstalkd and stalkd
+// (binlog inspect and export, migrate).
 //
 //	stalkctl [-a HOST:PORT | -a unix:/path] [--json] COMMAND [ARGS] [FLAGS]
 //
 // It speaks the beanstalk protocol through its own small client
-// (internal/client), so it never imports the server's packages; clear and
+// (internal/client), so it never imports the server's packages (but the
+// file formats: wal to read a stopped stalkd's log, wal/binlog to read
+// and write beanstalkd's binlog); clear and
 // list use stalkd's additive clear-tube and list-jobs commands, and say so
 // clearly against a plain beanstalkd. Run "stalkctl -h" for the commands
 // and the exit codes.
@@ -41,6 +44,10 @@ const (
 // defaultAddr is used when neither -a nor $STALKD_ADDR is given.
 const defaultAddr = "127.0.0.1:11300"
 
+// defaultAdmin is the admin API used when neither --admin nor
+// $STALKD_ADMIN is given (stalkd's documented --admin address).
+const defaultAdmin = "127.0.0.1:11380"
+
 // app is one run of the program: its streams, environment and terminal.
 // Tests build one with buffers; main builds it from the process.
 type app struct {
@@ -71,7 +78,8 @@ func main() {
 	if isTerminal(os.Stdin) {
 		a.term, a.keys = newTerminal(os.Stdin, os.Stdout), os.Stdin
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// SIGHUP too (the terminal went away): top must leave it as it found it.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	code := a.main(ctx, os.Args[1:])
 	stop()
 	os.Exit(code)
@@ -98,17 +106,21 @@ func (a *app) main(ctx context.Context, args []string) int {
 
 // run connects and executes the parsed command.
 func (a *app) run(ctx context.Context, inv *invocation) error {
-	if inv.cmd.admin != nil && (inv.cmd.run == nil || inv.adminURL != "") {
+	if inv.cmd.admin != nil && (inv.cmd.run == nil || inv.adminGiven) {
 		return a.runAdmin(ctx, inv)
 	}
-	dctx, cancel := context.WithTimeout(ctx, a.dialTimeout)
-	c, err := client.Dial(dctx, inv.addr)
-	cancel()
-	if err != nil {
-		return &connectError{addr: inv.addr, err: err}
+	var c *client.Conn
+	if inv.cmd.offline == nil || !inv.cmd.offline(inv) {
+		dctx, cancel := context.WithTimeout(ctx, a.dialTimeout)
+		var err error
+		c, err = client.Dial(dctx, inv.addr)
+		cancel()
+		if err != nil {
+			return &connectError{addr: inv.addr, err: err}
+		}
+		defer c.Close()
+		c.Timeout = a.ioTimeout
 	}
-	defer c.Close()
-	c.Timeout = a.ioTimeout
 	res, err := inv.cmd.run(ctx, a, c, inv)
 	if err != nil {
 		return describe(inv, err)

@@ -1,10 +1,8 @@
 package main
 
 import (
-	"context"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stalkd/stalkd/engine/admin"
 	jobsq "github.com/stalkd/stalkd/jobs"
@@ -17,16 +15,7 @@ import (
 // removes.
 func TestPolicyAgainstAdmin(t *testing.T) {
 	q := jobsq.New(jobsq.Config{})
-	s, err := admin.Start(admin.Options{Addr: "127.0.0.1:0", Queue: q})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		_ = s.Stop(ctx)
-	})
-	env := map[string]string{"STALKD_ADMIN": s.URL()}
+	env := map[string]string{"STALKD_ADMIN": serveAdmin(t, admin.Options{Addr: "127.0.0.1:0", Queue: q})}
 
 	if r := ctlEnv(env, "policy", "set", "emails", "--max-reserves", "5", "--dead-letter", "emails-dead"); r.code != 0 {
 		t.Fatalf("policy set: exit %d %q", r.code, r.stderr)
@@ -39,7 +28,7 @@ func TestPolicyAgainstAdmin(t *testing.T) {
 	want := map[string]jobsq.Policy{
 		"emails": {MaxReserves: 5, DeadLetter: "emails-dead"},
 		"hooks": {MaxReady: 100, ReserveRate: 2.5,
-			Schedule: []jobsq.Schedule{{Cron: "*/5 * * * *", Body: "tick", TTR: 30}}},
+			Schedule: []jobsq.Schedule{{Cron: "*/5 * * * *", Body: "tick", Priority: 1024, TTR: 30}}},
 	}
 	if got := q.Policies(); !equalJSON(got, want) {
 		t.Fatalf("the queue holds %+v, want %+v", got, want)
@@ -65,7 +54,7 @@ func TestPolicyAgainstAdmin(t *testing.T) {
 		t.Errorf("after the round trip: %+v", p)
 	}
 
-	r = ctlEnv(env, "policy", "set", "emails", "--dead-letter", "emails-dead")
+	r = ctlEnv(env, "policy", "set", "emails", "--dead-letter", "emails-dead", "--replace")
 	if r.code != exitFailure || !strings.Contains(r.stderr, "dead_letter") {
 		t.Errorf("a refused policy: exit %d %q", r.code, r.stderr)
 	}

@@ -11,8 +11,11 @@ import (
 // The output of the policy command (policy.go).
 
 // policiesResult prints tube -> policy as a --policies file (YAML), or as
-// JSON: for one tube (get, set) the policy itself, as PUT takes it; for
-// list the API's {"policies": {tube: policy}}.
+// JSON: for one tube (get, set) the policy itself, as the API answered
+// (get: with each schedule's last_run and next_run, which PUT ignores);
+// for list the same tube -> policy map as the YAML, so that list --json
+// is a --policies file too. In YAML a schedule's runs are a comment above
+// it: what get prints can be set again as it is.
 type policiesResult struct {
 	all map[string]json.RawMessage
 	one bool
@@ -24,7 +27,7 @@ func (r policiesResult) json() any {
 			return p
 		}
 	}
-	return map[string]any{"policies": r.all}
+	return r.all
 }
 
 func (r policiesResult) print(w io.Writer) {
@@ -41,6 +44,7 @@ func (r policiesResult) print(w io.Writer) {
 			continue
 		}
 		blockStyle(n.Content[0])
+		runsAsComments(n.Content[0])
 		doc[tube] = *n.Content[0]
 	}
 	enc := yaml.NewEncoder(w)
@@ -67,4 +71,48 @@ type removedResult struct{ tube string }
 func (r removedResult) print(w io.Writer) { fmt.Fprintf(w, "removed the policy of tube %q\n", r.tube) }
 func (r removedResult) json() any {
 	return map[string]any{"tube": r.tube, "removed": true}
+}
+
+// runsAsComments turns each schedule's last_run and next_run (GET of one
+// policy) into a comment above the schedule: read-only facts, not fields
+// to set.
+func runsAsComments(policy *yaml.Node) {
+	sched := mapValue(policy, "schedule")
+	if sched == nil || sched.Kind != yaml.SequenceNode {
+		return
+	}
+	for _, item := range sched.Content {
+		if item.Kind != yaml.MappingNode {
+			continue
+		}
+		last, next := mapValue(item, "last_run"), mapValue(item, "next_run")
+		if last == nil && next == nil {
+			continue
+		}
+		item.HeadComment = "last run " + runText(last, "never") + ", next run " + runText(next, "none")
+		var kept []*yaml.Node
+		for i := 0; i+1 < len(item.Content); i += 2 {
+			if k := item.Content[i].Value; k != "last_run" && k != "next_run" {
+				kept = append(kept, item.Content[i], item.Content[i+1])
+			}
+		}
+		item.Content = kept
+	}
+}
+
+// mapValue returns the value of key in a YAML mapping node, or nil.
+func mapValue(m *yaml.Node, key string) *yaml.Node {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			return m.Content[i+1]
+		}
+	}
+	return nil
+}
+
+func runText(n *yaml.Node, none string) string {
+	if n == nil || n.Tag == "!!null" || n.Value == "" {
+		return none
+	}
+	return n.Value
 }

@@ -18,7 +18,8 @@ import (
 type fakePolicyAPI struct {
 	mu       sync.Mutex
 	policies map[string]json.RawMessage
-	bodies   []string // PUT bodies, as sent
+	bodies   []string // PUT and PATCH bodies, as sent
+	methods  []string // their methods and content types
 }
 
 func (f *fakePolicyAPI) start(t *testing.T) string {
@@ -55,9 +56,28 @@ func (f *fakePolicyAPI) serve(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		w.Write(p)
+	case http.MethodPatch:
+		b, _ := io.ReadAll(r.Body)
+		f.bodies = append(f.bodies, string(b))
+		f.methods = append(f.methods, r.Method+" "+r.Header.Get("Content-Type"))
+		merged := map[string]any{}
+		_ = json.Unmarshal(f.policies[tube], &merged)
+		var patch map[string]any
+		_ = json.Unmarshal(b, &patch)
+		for k, v := range patch {
+			if v == nil {
+				delete(merged, k)
+			} else {
+				merged[k] = v
+			}
+		}
+		out, _ := json.Marshal(merged)
+		f.policies[tube] = out
+		w.Write(out)
 	case http.MethodPut:
 		b, _ := io.ReadAll(r.Body)
 		f.bodies = append(f.bodies, string(b))
+		f.methods = append(f.methods, r.Method+" "+r.Header.Get("Content-Type"))
 		if strings.Contains(string(b), `"max_ready":-1`) {
 			w.WriteHeader(http.StatusBadRequest)
 			io.WriteString(w, `{"error":{"code":"bad_policy","message":"max_ready: want a whole number","field":"max_ready"}}`)
@@ -85,6 +105,9 @@ func TestPolicySetFromFlagsAndFiles(t *testing.T) {
 	r := ctlEnv(env, "policy", "set", "emails", "--max-reserves", "5", "--dead-letter", "emails-dead", "--reserve-rate", "2.5")
 	if r.code != 0 {
 		t.Fatalf("policy set: exit %d %q", r.code, r.stderr)
+	}
+	if f.methods[0] != "PATCH application/merge-patch+json" {
+		t.Errorf("set merges: sent %s", f.methods[0])
 	}
 	var sent map[string]any
 	if err := json.Unmarshal([]byte(f.bodies[0]), &sent); err != nil {
@@ -121,8 +144,9 @@ func TestPolicySetFromFlagsAndFiles(t *testing.T) {
 
 	js := filepath.Join(dir, "p.json")
 	writeFile(t, js, `{"max_reserves": 3}`)
-	if r = ctlEnv(env, "policy", "set", "x", "-f", js); r.code != 0 || f.bodies[2] != `{"max_reserves":3}` {
-		t.Errorf("policy set -f json: exit %d, sent %q", r.code, f.bodies[2])
+	if r = ctlEnv(env, "policy", "set", "x", "-f", js, "--replace"); r.code != 0 || f.bodies[2] != `{"max_reserves":3}` ||
+		f.methods[2] != "PUT application/json" {
+		t.Errorf("policy set -f json --replace: exit %d, sent %s %q", r.code, f.methods[2], f.bodies[2])
 	}
 	// stdin.
 	var out, errb strings.Builder
@@ -131,8 +155,17 @@ func TestPolicySetFromFlagsAndFiles(t *testing.T) {
 		t.Errorf("policy set -f -: exit %d %q, sent %q", code, errb.String(), f.bodies[3])
 	}
 
+	// --unset removes fields: null in the merge patch.
+	if r = ctlEnv(env, "policy", "set", "emails", "--unset", "dead_letter,reserve_rate", "--unset", "max_ready"); r.code != 0 ||
+		f.bodies[4] != `{"dead_letter":null,"max_ready":null,"reserve_rate":null}` {
+		t.Errorf("policy set --unset: exit %d %q, sent %q", r.code, r.stderr, f.bodies[4])
+	}
+	if got := string(f.policies["emails"]); got != `{"max_reserves":5}` {
+		t.Errorf("after --unset the fake holds %s", got)
+	}
+
 	// The server's refusal: exit 1 with its message naming the field.
-	r = ctlEnv(env, "policy", "set", "x", "--max-ready", "-1")
+	r = ctlEnv(env, "policy", "set", "x", "--max-ready", "-1", "--replace")
 	if r.code != exitFailure || !strings.Contains(r.stderr, "max_ready") {
 		t.Errorf("refused policy: exit %d %q", r.code, r.stderr)
 	}
@@ -162,8 +195,8 @@ func TestPolicyGetListRemove(t *testing.T) {
 		t.Errorf("policy list: exit %d %q", r.code, r.stdout)
 	}
 	r = ctlEnv(env, "--json", "policy", "list")
-	var all struct{ Policies map[string]map[string]any }
-	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &all) != nil || len(all.Policies) != 2 {
+	var all map[string]map[string]any // a --policies file, as JSON
+	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &all) != nil || len(all) != 2 || all["emails"]["dead_letter"] != "dead" {
 		t.Errorf("policy list --json: exit %d %q", r.code, r.stdout)
 	}
 
@@ -194,6 +227,13 @@ func TestPolicyUsageErrors(t *testing.T) {
 		{"policy", "get", "x", "--max-ready", "3"},
 		{"policy", "set", "x", "--max-ready", "many"},
 		{"policy", "set", "x", "-f", filepath.Join(t.TempDir(), "missing.yaml")},
+		{"policy", "set", "x", "--unset", "max_ready", "--replace"},
+		{"policy", "get", "x", "--replace"},
+		{"policy", "apply"},
+		{"policy", "apply", "x", "-f", "f.yaml"},
+		{"policy", "apply", "-f", "f.yaml", "--max-ready", "3"},
+		{"policy", "set", "x", "--max-ready", "3", "--prune"},
+		{"policy", "list", "--dry-run"},
 	} {
 		if r := ctlEnv(env, args...); r.code != exitUsage {
 			t.Errorf("%v: exit %d %q, want %d", args, r.code, r.stderr, exitUsage)
@@ -204,8 +244,28 @@ func TestPolicyUsageErrors(t *testing.T) {
 	if r := ctlEnv(env, "policy", "set", "x", "-f", bad); r.code != exitUsage || !strings.Contains(r.stderr, "not a JSON object") {
 		t.Errorf("bad JSON file: exit %d %q", r.code, r.stderr)
 	}
-	if r := ctlEnv(nil, "policy", "get", "x"); r.code != exitUsage || !strings.Contains(r.stderr, "--admin") {
-		t.Errorf("no --admin: exit %d %q", r.code, r.stderr)
+}
+
+// TestAdminAddressDefault: the admin API's address is --admin, else
+// $STALKD_ADMIN, else 127.0.0.1:11380; only a named one sends cluster to
+// the admin API rather than the protocol's stats-cluster.
+func TestAdminAddressDefault(t *testing.T) {
+	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+	for _, c := range []struct {
+		args  []string
+		env   map[string]string
+		want  string
+		given bool
+	}{
+		{[]string{"policy", "list"}, nil, "127.0.0.1:11380", false},
+		{[]string{"policy", "list"}, map[string]string{"STALKD_ADMIN": "10.0.0.1:11380"}, "10.0.0.1:11380", true},
+		{[]string{"policy", "list", "--admin", "h:1"}, map[string]string{"STALKD_ADMIN": "10.0.0.1:11380"}, "h:1", true},
+		{[]string{"cluster"}, nil, "127.0.0.1:11380", false},
+	} {
+		inv, err := parse(c.args, env(c.env))
+		if err != nil || inv.adminURL != c.want || inv.adminGiven != c.given {
+			t.Errorf("%v with %v: admin %q given %v, %v; want %q %v", c.args, c.env, inv.adminURL, inv.adminGiven, err, c.want, c.given)
+		}
 	}
 }
 

@@ -32,32 +32,46 @@ func takeSample(c *client.Conn) (*sample, error) {
 	return &sample{at: time.Now(), server: s, tubes: tubes}, nil
 }
 
+// stalkdVersion asks stats-cluster, stalkd's own command, for stalkd's
+// version; "" from a server without it (beanstalkd, an older stalkd).
+func stalkdVersion(c *client.Conn) string {
+	r, err := c.Do("stats-cluster", nil)
+	if err != nil || r.Word != "OK" {
+		return ""
+	}
+	st, _ := client.ParseStats(r.Body)
+	v, _ := st.Get("stalkd-version")
+	return v
+}
+
 // runTop shows the live view. With --once it prints one frame built from
 // two samples an interval apart (so rates are real) and returns; otherwise
-// it refreshes every interval until q or Ctrl-C. On a terminal the frame is redrawn in place on the alternate
-// screen; to a pipe each frame is printed in turn (JSON: one per line).
+// it refreshes every interval until q, Ctrl-C, SIGTERM or SIGHUP (ctx).
+// On a terminal the frame is redrawn in place on the alternate screen, and
+// every way out restores the terminal (main screen, cursor, line mode):
+// a signal cancels ctx, which also interrupts the connection so that a
+// sample in flight does not hold the exit up. To a pipe each frame is printed in
+// turn (JSON: one per line).
 func runTop(ctx context.Context, a *app, c *client.Conn, inv *invocation) (result, error) {
 	interactive := a.stdoutTTY && !inv.once && !inv.json
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	if interactive {
-		if a.term != nil {
-			if restore, err := a.term.raw(); err == nil {
-				defer restore()
-			}
-		}
+		defer a.enterScreen()()
 		if a.keys != nil {
 			go watchKeys(a.keys, cancel)
 		}
-		io.WriteString(a.stdout, ansiAltScreen)
-		defer io.WriteString(a.stdout, ansiMainScree)
 	}
+	defer context.AfterFunc(ctx, c.Interrupt)()
+	stalkd := stalkdVersion(c)
 	prev, err := takeSample(c)
 	if err != nil {
-		return nil, err
+		return nil, quitErr(ctx, err)
 	}
 	if interactive {
-		a.draw(buildFrame(nil, prev), inv.addr)
+		f := buildFrame(nil, prev)
+		f.StalkdVersion = stalkd
+		a.draw(f, inv.addr)
 	}
 	tick := time.NewTicker(inv.interval)
 	defer tick.Stop()
@@ -69,9 +83,10 @@ func runTop(ctx context.Context, a *app, c *client.Conn, inv *invocation) (resul
 		}
 		cur, err := takeSample(c)
 		if err != nil {
-			return nil, err
+			return nil, quitErr(ctx, err)
 		}
 		f := buildFrame(prev, cur)
+		f.StalkdVersion = stalkd
 		prev = cur
 		switch {
 		case interactive:
@@ -89,6 +104,33 @@ func runTop(ctx context.Context, a *app, c *client.Conn, inv *invocation) (resul
 			}
 			io.WriteString(a.stdout, "\n")
 		}
+	}
+}
+
+// quitErr is a sample's error, unless top was told to quit (the
+// connection was interrupted for that).
+func quitErr(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return nil
+	}
+	return err
+}
+
+// enterScreen switches the terminal to top's mode (keys unbuffered, the
+// alternate screen, no cursor) and returns the function that switches it
+// back, which the caller defers: it runs on every return, an error, a
+// panic and a signal (which cancels top's context) alike.
+func (a *app) enterScreen() (restore func()) {
+	restoreMode := func() {}
+	if a.term != nil {
+		if r, err := a.term.raw(); err == nil {
+			restoreMode = r
+		}
+	}
+	io.WriteString(a.stdout, ansiAltScreen)
+	return func() {
+		io.WriteString(a.stdout, ansiMainScree)
+		restoreMode()
 	}
 }
 

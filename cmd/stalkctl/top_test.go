@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/stalkd/stalkd/cmd/stalkctl/internal/client"
+	"github.com/stalkd/stalkd/engine"
 	"github.com/stalkd/stalkd/engine/enginetest"
 )
 
@@ -25,6 +26,9 @@ func TestTopOnce(t *testing.T) {
 		t.Errorf("--once printed ANSI codes: %q", out)
 	}
 	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	if want := "protocol " + engine.ProtocolVersion + "  stalkd v" + engine.Version; !strings.Contains(lines[0], want) {
+		t.Errorf("top header does not label both versions (%q): %q", want, lines[0])
+	}
 	if !strings.HasPrefix(lines[0], "stalkctl top  "+addr) || !strings.Contains(lines[1], "ready 3") ||
 		!strings.Contains(lines[1], "delayed 1") {
 		t.Fatalf("top header:\n%s", out)
@@ -123,6 +127,10 @@ func TestFrameRates(t *testing.T) {
 	// A restarted server (counters went down) gives 0, not a negative rate.
 	if f := buildFrame(cur, prev); f.PutRate != 0 || f.DeleteRate != 0 {
 		t.Errorf("rates after a restart: %+v", f)
+	}
+	// A server that is not stalkd has one version: its protocol's.
+	if v := (frame{Version: "1.12"}).versions(); v != "protocol 1.12" {
+		t.Errorf("a beanstalkd's versions: %q", v)
 	}
 	// The first frame has no rates: shown as "-".
 	if l := buildFrame(nil, cur).lines("x", 0, 0); !strings.Contains(l[1], "put/s -") {

@@ -33,20 +33,22 @@ type tubeRow struct {
 
 // frame is what top shows: server figures, rates and the tubes.
 type frame struct {
-	Time        time.Time `json:"time"`
-	Version     string    `json:"version"`
-	Uptime      int64     `json:"uptime_seconds"`
-	Connections int64     `json:"connections"`
-	Ready       int64     `json:"ready"`
-	Reserved    int64     `json:"reserved"`
-	Delayed     int64     `json:"delayed"`
-	Buried      int64     `json:"buried"`
-	PutRate     float64   `json:"put_per_sec"`
-	ReserveRate float64   `json:"reserve_per_sec"`
-	DeleteRate  float64   `json:"delete_per_sec"`
-	Tubes       []tubeRow `json:"tubes"`
-	Interval    float64   `json:"interval_seconds"`
-	prevMissing bool      // no previous sample: rates are unknown
+	Time    time.Time `json:"time"`
+	Version string    `json:"version"` // the protocol's (stats)
+	// StalkdVersion is stalkd's own (stats-cluster); "" for another server.
+	StalkdVersion string    `json:"stalkd_version,omitempty"`
+	Uptime        int64     `json:"uptime_seconds"`
+	Connections   int64     `json:"connections"`
+	Ready         int64     `json:"ready"`
+	Reserved      int64     `json:"reserved"`
+	Delayed       int64     `json:"delayed"`
+	Buried        int64     `json:"buried"`
+	PutRate       float64   `json:"put_per_sec"`
+	ReserveRate   float64   `json:"reserve_per_sec"`
+	DeleteRate    float64   `json:"delete_per_sec"`
+	Tubes         []tubeRow `json:"tubes"`
+	Interval      float64   `json:"interval_seconds"`
+	prevMissing   bool      // no previous sample: rates are unknown
 }
 
 // rate is the per-second change of a counter between two samples; a
@@ -122,8 +124,8 @@ func (f frame) lines(addr string, width, height int) []string {
 		return strconv.FormatFloat(v, 'f', 1, 64)
 	}
 	out := []string{
-		cut(fmt.Sprintf("stalkctl top  %s  version %s  up %s  connections %d  %s",
-			addr, f.Version, time.Duration(f.Uptime)*time.Second, f.Connections, f.Time.Format("15:04:05")), width),
+		cut(fmt.Sprintf("stalkctl top  %s  %s  up %s  connections %d  %s",
+			addr, f.versions(), time.Duration(f.Uptime)*time.Second, f.Connections, f.Time.Format("15:04:05")), width),
 		cut(fmt.Sprintf("jobs  ready %d  reserved %d  delayed %d  buried %d    put/s %s  reserve/s %s  delete/s %s",
 			f.Ready, f.Reserved, f.Delayed, f.Buried, r(f.PutRate), r(f.ReserveRate), r(f.DeleteRate)), width),
 		"",
@@ -168,4 +170,14 @@ func (b *lineBuffer) Write(p []byte) (int, error) {
 	}
 	b.lines = append(b.lines, s)
 	return len(p), nil
+}
+
+// versions labels the server's versions: the protocol's (what the stats
+// document calls version) and stalkd's own, when the server is stalkd.
+func (f frame) versions() string {
+	s := "protocol " + f.Version
+	if f.StalkdVersion != "" {
+		s += "  stalkd v" + f.StalkdVersion
+	}
+	return s
 }

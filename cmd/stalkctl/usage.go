@@ -29,9 +29,11 @@ global flags:
   --json     print JSON (one document; top prints one per refresh)
   --admin URL[,URL...]
              a node's admin API (stalkd --admin), for cluster, add-voter,
-             remove-server and policy; default $STALKD_ADMIN. With every
-             node's: cluster shows each node's own view, and a change refused
-             by a node that knows no leader goes to the leader it named
+             remove-server, policy, redrive and move (and peek's dead-letter
+             lines); default $STALKD_ADMIN, else %s (cluster without
+             either asks -a's stats-cluster). With every node's: cluster
+             shows each node's own view, and a change refused by a node that
+             knows no leader goes to the leader it named
   --admin-token-file FILE
              the admin API's bearer token (a line of stalkd's
              --auth-token-file); default the token in $STALKD_ADMIN_TOKEN
@@ -45,7 +47,7 @@ exit codes:
   %d  no such job or tube (NOT_FOUND; peek finding no job in that state)
   %d  the server does not support the command (clear, list on a plain beanstalkd)
   %d  drain: --timeout passed before the tube drained
-  %d  add-voter, remove-server, policy: the node asked knows no leader to
+  %d  add-voter, remove-server, policy, redrive, move: the node asked knows no leader to
      forward to, or names one not listed in --admin
 
 examples:
@@ -58,8 +60,14 @@ examples:
   STALKD_ADDR=unix:/run/stalkd.sock stalkctl top
   stalkctl cluster --admin 10.0.0.1:11380
   stalkctl cluster --admin 10.0.0.1:11380,10.0.0.2:11380,10.0.0.3:11380
-  stalkctl policy set emails --max-reserves 5 --dead-letter emails-dead --admin 127.0.0.1:11380
-  stalkctl policy list --admin 127.0.0.1:11380 > policies.yaml
+  stalkctl policy set emails --max-reserves 5 --dead-letter emails-dead
+  stalkctl policy set emails --max-ready 1000        # the other fields stay
+  stalkctl policy list > policies.yaml
+  stalkctl policy apply -f policies.yaml --prune --dry-run
+  stalkctl binlog inspect /var/lib/beanstalkd
+  stalkctl binlog export --from-dir /var/lib/stalkd --to /var/lib/beanstalkd-rollback
+  stalkctl migrate --from old-queue:11300 --map ids.json
+  stalkctl redrive emails-dead
   stalkctl add-voter n4 10.0.0.4:11310 --admin 10.0.0.1:11380 --admin-token-file /etc/stalkd/tokens
-`, exitOK, exitFailure, exitUsage, exitConnect, exitNotFound, exitUnsupported, exitTimeout, exitNotLeader)
+`, defaultAdmin, exitOK, exitFailure, exitUsage, exitConnect, exitNotFound, exitUnsupported, exitTimeout, exitNotLeader)
 }

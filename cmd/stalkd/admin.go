@@ -60,14 +60,14 @@ type adminServer struct {
 }
 
 // startAdmin starts the admin listener on the served queue.
-func startAdmin(f adminFlags, srv *engine.Server, q *jobs.Queue, jr journal) (*adminServer, error) {
+func startAdmin(f adminFlags, srv *engine.Server, q *jobs.Queue, jr journal, pf *policyFile) (*adminServer, error) {
 	if f.addr == "" {
 		return nil, nil
 	}
 	a := &adminServer{}
 	opts := admin.Options{
-		Addr: f.addr, Queue: q, Version: engine.Version, MetricsMaxTubes: f.maxTubes, Logger: f.root,
-		Tokens: f.tokens,
+		Addr: f.addr, Queue: q, Version: engine.Version, ProtocolVersion: engine.ProtocolVersion, MetricsMaxTubes: f.maxTubes, Logger: f.root,
+		Tokens: f.tokens, PolicyFile: pf.name(),
 		Serving: func() error {
 			select {
 			case <-srv.Done():

@@ -46,8 +46,9 @@ var arrows = map[string]allow{
 	"jobs/cluster":           {code: list(), tests: list()}, // the cluster vocabulary: a std-only leaf
 
 	// Persistence: the journal seam jobs declares, on disk or through raft.
-	"wal":                 {code: list("jobs", "wal/internal/fields", fwTidwall, fwXsys, fwZerolog), tests: list(fwTestify)},
+	"wal":                 {code: list("jobs", "wal/binlog", "wal/internal/fields", fwTidwall, fwXsys, fwZerolog), tests: list(fwTestify)},
 	"wal/internal/fields": {code: list("jobs"), tests: list(fwTestify)},
+	"wal/binlog":          {code: list(), tests: list("engine/enginetest", fwTestify)}, // beanstalkd's binlog: std-only reader and writer
 	"wal/raft": {code: list("jobs", "jobs/cluster", "wal/internal/fields", fwRaft, fwHclog, fwRaftWAL, fwZerolog),
 		tests: list("engine/enginetest", "engine/tlscert", fwTestify)},
 
@@ -77,13 +78,13 @@ var arrows = map[string]allow{
 	"cmd/stalkd": {code: list("engine", "engine/admin", "engine/embed", "engine/front", "engine/tlscert", "jobs", "jobs/cluster",
 		"wal", "wal/raft", fwXsys, fwYaml, fwZerolog),
 		tests: list("codec", "engine/enginetest", fwBeanstalk, fwTestify)},
-	"cmd/stalkctl": {code: list("cmd/stalkctl/internal/client", "jobs/cluster", fwXsys, fwYaml),
-		tests: list("engine", "engine/admin", "engine/enginetest", "engine/enginetest/inproc", "jobs", fwBeanstalk, fwTestify, fwZerolog)},
+	"cmd/stalkctl": {code: list("cmd/stalkctl/internal/client", "jobs/cluster", "wal", "wal/binlog", fwXsys, fwYaml),
+		tests: list("engine", "engine/admin", "engine/embed", "engine/enginetest", "engine/enginetest/inproc", "jobs", fwBeanstalk, fwTestify, fwZerolog)},
 	"cmd/stalkctl/internal/client": {code: list("codec"), tests: list()},
 	"cmd/examples/gateway":         {code: list("engine", "engine/embed", fwZerolog), tests: list(fwTestify)},
 
 	// Load generator and fuzz targets.
 	"benchmarks/loadgen":          {code: list(), tests: list(fwTestify)},
 	"benchmarks/cmd/stalkd-bench": {code: list("benchmarks/loadgen"), tests: list(fwTestify)},
-	"fuzz":                        {code: list(), tests: list("codec", "jobs", "jobs/jobsmodel", "wal", "wal/raft", fwTestify)},
+	"fuzz":                        {code: list(), tests: list("codec", "jobs", "jobs/jobsmodel", "wal", "wal/binlog", "wal/raft", fwTestify)},
 }

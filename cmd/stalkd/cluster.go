@@ -115,7 +115,7 @@ func runCluster(o options, root zerolog.Logger) error {
 	if err != nil {
 		return err
 	}
-	if nodeTLS != nil {
+	if nodeTLS != nil || o.policies != nil {
 		signal.Notify(d.sigs, syscall.SIGHUP)
 	}
 	lns, err := clusterListeners(o, d.tlsConfig)
@@ -171,7 +171,12 @@ func runCluster(o options, root zerolog.Logger) error {
 	if err == nil {
 		err = d.waitSignals(serving{drain: ls.drain,
 			drained: "drain mode: new jobs are refused from now on, while this node leads",
-			hup:     func() { reloadNodeTLS(nodeTLS, log) }}, log)
+			hup: func() {
+				reloadNodeTLS(nodeTLS, log)
+				if f := o.policies; f != nil {
+					reloadPolicyFile(f, node.ForwardReplacePolicies, log)
+				}
+			}}, log)
 	}
 	adm.markStopping()
 	ctx, cancel := context.WithTimeout(context.Background(), stopTimeout)
@@ -257,7 +262,7 @@ func (ls *leaderServer) drain() {
 
 // start serves q on host:0 and returns that address (raft's OnLeader).
 func (ls *leaderServer) start(q *jobs.Queue) (string, error) {
-	if err := applyPolicies(q, ls.o.policies, ls.log); err != nil {
+	if err := ls.applyPolicyFile(q); err != nil {
 		return "", err // the term ends; raft retries while this node leads
 	}
 	ls.mu.Lock()
@@ -288,6 +293,32 @@ func (ls *leaderServer) start(q *jobs.Queue) (string, error) {
 	q.SetDraining(ls.draining)
 	ls.mu.Unlock()
 	return srv.Addr().String(), nil
+}
+
+// applyPolicyFile makes --policies the policies of q, the queue of this
+// node's new term. The file is read again first: the nodes of a cluster
+// each read their own copy, and a reload sent (SIGHUP) to another node
+// must not be undone by this one's older reading at the next election. A
+// file that no longer passes the checks is logged and not applied: the
+// replicated policies stay. Not waiting for the commit: this runs on
+// raft's leadership callback; clients are served once the change is in
+// the queue.
+func (ls *leaderServer) applyPolicyFile(q *jobs.Queue) error {
+	f := ls.o.policies
+	if f == nil {
+		return nil
+	}
+	set, err := f.reload()
+	if err != nil {
+		ls.log.Error().Err(err).Str("file", f.path).
+			Msg("policy file not applied on election: the replicated policies stay")
+		return nil
+	}
+	replace := func(set map[string]jobs.Policy) ([]jobs.PolicyChange, error) {
+		changes, _, err := q.ReplacePoliciesSeq(set)
+		return changes, err
+	}
+	return applyPolicyFile(f, set, replace, "leader", ls.log)
 }
 
 // adopt gives a client connection of this node's front to the engine of

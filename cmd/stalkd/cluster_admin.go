@@ -60,6 +60,16 @@ func (c clusterAdmin) RemovePolicy(tube string) (bool, error) {
 	return n.ForwardRemovePolicy(tube)
 }
 
+// PatchPolicy is a follower's PATCH /v1/tubes/{tube}/policy: the leader
+// applies the merge patch to its current policy.
+func (c clusterAdmin) PatchPolicy(tube string, patch []byte) (jobs.Policy, error) {
+	n := c.ls.node.Load()
+	if n == nil {
+		return jobs.Policy{}, cluster.ErrNotLeader
+	}
+	return n.ForwardPatchPolicy(tube, patch)
+}
+
 // startClusterAdmin starts --admin for a cluster member (nil when off).
 func startClusterAdmin(f adminFlags, ls *leaderServer) (*adminServer, error) {
 	if f.addr == "" {
@@ -67,8 +77,8 @@ func startClusterAdmin(f adminFlags, ls *leaderServer) (*adminServer, error) {
 	}
 	a := &adminServer{}
 	s, err := admin.Start(admin.Options{
-		Addr: f.addr, Cluster: clusterAdmin{ls}, Version: engine.Version, MetricsMaxTubes: f.maxTubes,
-		Logger: f.root, Tokens: f.tokens,
+		Addr: f.addr, Cluster: clusterAdmin{ls}, Version: engine.Version, ProtocolVersion: engine.ProtocolVersion, MetricsMaxTubes: f.maxTubes,
+		Logger: f.root, Tokens: f.tokens, PolicyFile: ls.o.policies.name(),
 		Serving: func() error {
 			if a.stopping.Load() {
 				return errors.New("shutting down")

@@ -1,9 +1,10 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
+	"syscall"
 	"testing"
 	"time"
 
@@ -15,17 +16,18 @@ import (
 )
 
 // TestClusterPolicies runs three members with --admin and the same
-// --policies file: the leader applies the file; a policy PUT to a
-// follower's admin API is forwarded to the leader and in force there (a
-// bad one comes back naming the field); both policies work for clients of
-// a follower (their connections are carried to the leader): QUEUE_FULL
-// past max_ready, a job dead-lettered after max_reserves; and both
-// survive the leader's death.
+// --policies file: the leader applies the file; the admin API refuses
+// policy changes (409 managed_by_file) on every node; the policies work
+// for clients of a follower (their connections are carried to the
+// leader): OUT_OF_MEMORY (go-beanstalk's ErrOOM) past max_ready, a job
+// dead-lettered after max_reserves; SIGHUP on a follower re-reads the
+// file and the leader applies it (forwarded, one entry); and the reloaded
+// policies survive the leader's death.
 func TestClusterPolicies(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs three real processes")
 	}
-	file := writePolicies(t, "policies.yaml", "emails:\n  max_reserves: 2\n  dead_letter: emails-dead\n")
+	file := writePolicies(t, "policies.yaml", "emails:\n  max_reserves: 2\n  dead_letter: emails-dead\nwebhooks:\n  max_ready: 1\n")
 	var procs []*clusterProc
 	for i := range 3 {
 		procs = append(procs, &clusterProc{id: fmt.Sprintf("n%d", i+1), raftAddr: freeAddr(t), dir: crashDir(t),
@@ -36,28 +38,26 @@ func TestClusterPolicies(t *testing.T) {
 	}
 	leader := waitLeader(t, procs)
 	follower := procs[(leader+1)%3]
-
-	// A policy PUT to a follower is forwarded to the leader, and answered
-	// once committed: 200 and the policy, in force on the leader.
-	webhooks := jobs.Policy{MaxReady: 1}
-	var set jobs.Policy
-	require.Equal(t, http.StatusOK, putThrough(t, follower, "webhooks", webhooks, &set))
-	assert.Equal(t, webhooks, set)
-	require.Eventually(t, func() bool { // the leader may have moved meanwhile: ask whoever leads
-		var got jobs.Policy
-		l := waitLeader(t, procs)
-		return adminCall(t, http.MethodGet, procs[l].admin(t)+"/v1/tubes/webhooks/policy", "", nil, &got) == http.StatusOK &&
-			assert.ObjectsAreEqual(webhooks, got)
-	}, 30*time.Second, 50*time.Millisecond, "the policy set through the follower is the leader's")
-	// A policy only the leader can refuse (its dead-letter tube is itself):
-	// the follower's client gets the leader's 400 naming the field.
-	var bad struct {
-		Error struct{ Code, Field string }
+	policiesOn := func(p *clusterProc) (map[string]jobs.Policy, bool) {
+		var got struct{ Policies map[string]jobs.Policy }
+		ok := adminCall(t, http.MethodGet, p.admin(t)+"/v1/policies", "", nil, &got) == http.StatusOK
+		return got.Policies, ok
 	}
-	require.Equal(t, http.StatusBadRequest,
-		putThrough(t, follower, "webhooks", jobs.Policy{MaxReserves: 1, DeadLetter: "webhooks"}, &bad))
-	assert.Equal(t, "bad_policy", bad.Error.Code)
-	assert.Equal(t, "dead_letter", bad.Error.Field)
+	fromFile := map[string]jobs.Policy{"emails": {MaxReserves: 2, DeadLetter: "emails-dead"}, "webhooks": {MaxReady: 1}}
+	require.Eventually(t, func() bool {
+		got, ok := policiesOn(procs[waitLeader(t, procs)])
+		return ok && assert.ObjectsAreEqual(fromFile, got)
+	}, 30*time.Second, 50*time.Millisecond, "the leader applied the file")
+
+	// The file owns the policies: the API refuses on a follower and on
+	// the leader alike, naming the file.
+	for _, p := range []*clusterProc{follower, procs[leader]} {
+		var e struct{ Error struct{ Code, File string } }
+		require.Equal(t, http.StatusConflict,
+			adminCall(t, http.MethodPut, p.admin(t)+"/v1/tubes/webhooks/policy", "", jobs.Policy{MaxReady: 9}, &e))
+		assert.Equal(t, "managed_by_file", e.Error.Code)
+		assert.Equal(t, file, e.Error.File)
+	}
 
 	// A client of the follower: its connection is carried to the leader.
 	c, err := beanstalk.Dial("tcp", follower.addr)
@@ -67,8 +67,7 @@ func TestClusterPolicies(t *testing.T) {
 	_, err = hooks.Put([]byte("one"), 1, 0, time.Minute)
 	require.NoError(t, err)
 	_, err = hooks.Put([]byte("two"), 1, 0, time.Minute)
-	require.Error(t, err, "max_ready 1")
-	assert.Contains(t, err.Error(), "QUEUE_FULL")
+	require.ErrorIs(t, err, beanstalk.ErrOOM, "max_ready 1: the protocol's try-again-later")
 
 	id, err := (&beanstalk.Tube{Conn: c, Name: "emails"}).Put([]byte("mail"), 1, 0, time.Minute)
 	require.NoError(t, err)
@@ -83,33 +82,25 @@ func TestClusterPolicies(t *testing.T) {
 	assert.Equal(t, id, rid, "dead-lettered after 2 reserves, by the file's policy")
 	c.Close()
 
+	// SIGHUP on a follower: it reads the file again and the leader makes
+	// it the cluster's policies (webhooks is gone, reports is new).
+	require.NoError(t, os.WriteFile(file, []byte("emails:\n  max_reserves: 3\nreports:\n  max_ready: 2\n  overflow: bury\n"), 0o600))
+	reloaded := map[string]jobs.Policy{"emails": {MaxReserves: 3}, "reports": {MaxReady: 2, Overflow: jobs.OverflowBury}}
+	require.NoError(t, follower.cmd.Process.Signal(syscall.SIGHUP))
+	require.Eventually(t, func() bool {
+		got, ok := policiesOn(procs[waitLeader(t, procs)])
+		return ok && assert.ObjectsAreEqual(reloaded, got)
+	}, 30*time.Second, 50*time.Millisecond, "the reload through a follower is the leader's")
+	// The leader's queue shows the change before the follower has read the
+	// leader's answer: wait for the follower's own word.
+	require.Eventually(t, func() bool { return follower.logged("policy file applied") },
+		30*time.Second, 20*time.Millisecond, "the follower reports the reload applied")
+
 	procs[leader].kill(t)
 	next := waitLeader(t, procs)
 	require.NotEqual(t, leader, next)
-	want := map[string]jobs.Policy{"emails": {MaxReserves: 2, DeadLetter: "emails-dead"}, "webhooks": webhooks}
 	require.Eventually(t, func() bool {
-		var got struct{ Policies map[string]jobs.Policy }
-		if adminCall(t, http.MethodGet, procs[next].admin(t)+"/v1/policies", "", nil, &got) != http.StatusOK {
-			return false
-		}
-		return assert.ObjectsAreEqual(want, got.Policies)
-	}, 30*time.Second, 50*time.Millisecond, "the new leader holds both policies")
-}
-
-// putThrough PUTs a policy to p's admin API, again while p knows no
-// leader yet or leadership moved meanwhile (421, 503); it returns the
-// status of the first other answer, decoded into out.
-func putThrough(t *testing.T, p *clusterProc, tube string, pol jobs.Policy, out any) int {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		var raw json.RawMessage
-		code := adminCall(t, http.MethodPut, p.admin(t)+"/v1/tubes/"+tube+"/policy", "", pol, &raw)
-		if code != http.StatusMisdirectedRequest && code != http.StatusServiceUnavailable {
-			require.NoError(t, json.Unmarshal(raw, out))
-			return code
-		}
-		require.True(t, time.Now().Before(deadline), "PUT policy of %s: no leader took it in 30s: %s", tube, raw)
-		time.Sleep(50 * time.Millisecond)
-	}
+		got, ok := policiesOn(procs[next])
+		return ok && assert.ObjectsAreEqual(reloaded, got)
+	}, 30*time.Second, 50*time.Millisecond, "the new leader holds the reloaded policies")
 }

@@ -25,7 +25,7 @@ type options struct {
 	authTokenFile string       // --auth-token-file (authflags.go)
 	admin         adminFlags   // --admin, --metrics-max-tubes (admin.go)
 	cluster       clusterFlags // --raft-id, --raft-addr, --raft-peers (cluster.go)
-	policies      policySet    // --policies FILE, read and checked (policies.go)
+	policies      *policyFile  // --policies FILE, read and checked (policies.go); nil: none
 }
 
 // journalFlags are the persistence flags, handed to openJournal as they are.

@@ -35,13 +35,7 @@ func openJournal(o journalFlags, log zerolog.Logger) (journal, error) {
 			close: func() error { return nil },
 		}, nil
 	}
-	l, err := wal.Open(o.Dir, wal.Options{
-		SyncInterval: o.SyncInterval,
-		NoSync:       o.NoSync,
-		SegmentSize:  wal.ClampSegmentSize(size),
-		Salvage:      o.Salvage,
-		Logger:       log,
-	})
+	l, err := openLog(o, size, log)
 	switch {
 	case errors.Is(err, wal.ErrLocked):
 		return journal{}, &exitError{exitWALDir, err}
@@ -56,4 +50,20 @@ func openJournal(o journalFlags, log zerolog.Logger) (journal, error) {
 		stats:  func() engine.BinlogStats { return embed.BinlogStats(l, size) },
 		close:  l.Close,
 	}, nil
+}
+
+// openLog imports the binlog beanstalkd left in the -b directory, if it
+// holds one and no log of stalkd's yet (wal.ImportBinlog: once, logged),
+// then opens the write-ahead log.
+func openLog(o journalFlags, size int64, log zerolog.Logger) (*wal.Log, error) {
+	if _, err := wal.ImportBinlog(o.Dir, wal.ImportOptions{SegmentSize: wal.ClampSegmentSize(size), Logger: log}); err != nil {
+		return nil, err
+	}
+	return wal.Open(o.Dir, wal.Options{
+		SyncInterval: o.SyncInterval,
+		NoSync:       o.NoSync,
+		SegmentSize:  wal.ClampSegmentSize(size),
+		Salvage:      o.Salvage,
+		Logger:       log,
+	})
 }

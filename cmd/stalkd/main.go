@@ -3,9 +3,10 @@
 //
 //	stalkd [-l ADDR] [-p PORT] [-z BYTES] [-b DIR [-f MS | -F] [-s BYTES]] [-u USER] [-V...]
 //
-// SIGUSR1 puts it in drain mode (puts are refused from then on); SIGTERM and
-// SIGINT stop it gracefully: it stops accepting, answers what is in flight,
-// closes the journal with a final sync and exits 0.
+// SIGUSR1 puts it in drain mode (puts are refused from then on); SIGHUP
+// reloads the TLS certificates and the --policies file (policyreload.go);
+// SIGTERM and SIGINT stop it gracefully: it stops accepting, answers what is
+// in flight, closes the journal with a final sync and exits 0.
 //
 // It logs one stream to stderr: JSON lines, or a console format on a
 // terminal. -V (debug) adds accepts and closes, -VV (trace) every command
@@ -55,7 +56,10 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 	}
 	if err != nil {
 		plain(err.Error())
-		usage(stderr, prog)
+		var ce configError
+		if !errors.As(err, &ce) { // a bad file is not a bad command line
+			usage(stderr, prog)
+		}
 		return exitUsage
 	}
 	switch act {

@@ -7,44 +7,92 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"reflect"
 	"slices"
 	"strings"
+	"sync"
 
-	"github.com/rs/zerolog"
 	"gopkg.in/yaml.v3"
 
 	"github.com/stalkd/stalkd/engine/admin"
 	"github.com/stalkd/stalkd/jobs"
 )
 
-// --policies FILE: tube policies (issue 22) kept in a file, read and
-// checked while the command line is parsed (a bad file stops the start,
-// exit 5, naming the tube and the field), and applied to the queue before
-// it serves: on a single node after the journal is replayed, in a cluster
-// each time this node becomes the leader. The file sets the policies of
-// the tubes it names; policies of other tubes (set through the admin API)
-// stay as the journal holds them.
+// --policies FILE: the tube policies (jobs/POLICIES.md), kept in a file
+// that is the truth. The file is read and checked whole while the command line
+// is parsed (each policy by the admin API's rules, then the rules across
+// tubes: a dead letter naming its own tube, dead-letter cycles); a bad
+// file stops the start, exit 5, naming the file, the tube and the field.
+// The server's policies are then exactly the file's: applied as one
+// change (one journal record) before it serves, on a single node after
+// the journal is replayed, in a cluster each time this node becomes the
+// leader; tubes no longer in the file lose their policy. SIGHUP reads the
+// file again and applies it the same way, or, if it is bad, logs why and
+// changes nothing (policyreload.go). While a file is in force the admin
+// API refuses to change policies (409 managed_by_file).
 
 const policiesUsage = ` --policies FILE
-          tube policies to apply at start: a YAML or JSON map of tube name
-          to policy (max_reserves, dead_letter, max_ready, reserve_rate,
-          schedule); see cmd/stalkd/README.md
+          the tube policies: a YAML or JSON map of tube name to policy
+          (max_reserves, dead_letter, max_ready, overflow, reserve_rate,
+          schedule). The server's policies are exactly the file's; SIGHUP
+          re-reads it; the admin API may not change them. See
+          cmd/stalkd/README.md
 `
 
 // policySet is the checked content of --policies: tube name -> policy.
 type policySet map[string]jobs.Policy
+
+// policyFile is --policies: the file's path and the last content read
+// from it that passed the checks. Safe for concurrent use.
+type policyFile struct {
+	path string
+	mu   sync.Mutex
+	set  policySet
+}
+
+// name is the file's path ("" for a nil policyFile: no file).
+func (f *policyFile) name() string {
+	if f == nil {
+		return ""
+	}
+	return f.path
+}
+
+// current returns the last good content (the caller must not modify it).
+func (f *policyFile) current() policySet {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.set
+}
+
+// reload reads and checks the file again; on success its content becomes
+// current and is returned, otherwise current is left as it was.
+func (f *policyFile) reload() (policySet, error) {
+	set, err := loadPolicies(f.path)
+	if err != nil {
+		return nil, err
+	}
+	f.mu.Lock()
+	f.set = set
+	f.mu.Unlock()
+	return set, nil
+}
+
+// configError is a bad configuration file: exit 5 with the message, but
+// without the usage text (the command line itself was fine).
+type configError string
+
+func (e configError) Error() string { return string(e) }
 
 func init() {
 	longFlags["policies"] = func(o *options, v string) error {
 		if v == "" {
 			return usageError("--policies needs a file")
 		}
-		ps, err := loadPolicies(v)
-		if err != nil {
-			return usageError(err.Error())
+		f := &policyFile{path: v}
+		if _, err := f.reload(); err != nil {
+			return configError(err.Error())
 		}
-		o.policies = ps
+		o.policies = f
 		return nil
 	}
 }
@@ -52,7 +100,10 @@ func init() {
 // loadPolicies reads a policies file: JSON for a .json name or text that
 // starts with '{', YAML otherwise. Every policy is decoded by the admin
 // API's own rules (admin.DecodePolicy: unknown fields, types, Validate),
-// so a policy the file accepts is one the API accepts, and the reverse.
+// so a policy the file accepts is one the API accepts, and the reverse;
+// then the whole set is checked (jobs.CheckPolicies: no dead letter
+// naming its own tube, no dead-letter cycle). Every error names the file,
+// and the tube and the field at fault when there is one.
 func loadPolicies(name string) (policySet, error) {
 	b, err := os.ReadFile(name)
 	if err != nil {
@@ -72,6 +123,13 @@ func loadPolicies(name string) (policySet, error) {
 			return nil, fmt.Errorf("--policies %s: tube %q: %s", name, tube, admin.PolicyMessage(err))
 		}
 		out[tube] = p
+	}
+	if err := jobs.CheckPolicies(out); err != nil {
+		var pe *jobs.PolicyError
+		if errors.As(err, &pe) {
+			return nil, fmt.Errorf("--policies %s: tube %q: %s", name, pe.Tube, admin.PolicyMessage(err))
+		}
+		return nil, fmt.Errorf("--policies %s: %w", name, err)
 	}
 	return out, nil
 }
@@ -109,27 +167,4 @@ func sortedTubes[V any](m map[string]V) []string {
 	}
 	slices.Sort(tubes)
 	return tubes
-}
-
-// applyPolicies sets each policy of the file on q, in name order, except
-// those the queue holds already (a restart, or a new term in a cluster,
-// then writes nothing to the journal). The file was checked whole before,
-// so a failure here is the journal's.
-func applyPolicies(q *jobs.Queue, ps policySet, log zerolog.Logger) error {
-	var errs []error
-	for _, tube := range sortedTubes(ps) {
-		if cur, ok := q.Policy(tube); ok && reflect.DeepEqual(cur, ps[tube]) {
-			continue
-		}
-		if err := q.SetPolicy(tube, ps[tube]); err != nil {
-			errs = append(errs, fmt.Errorf("--policies: tube %q: %w", tube, err))
-		}
-	}
-	if err := errors.Join(errs...); err != nil {
-		return err
-	}
-	if len(ps) > 0 {
-		log.Info().Int("policies", len(ps)).Msg("tube policies applied")
-	}
-	return nil
 }

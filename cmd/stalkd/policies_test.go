@@ -56,26 +56,28 @@ var policiesWant = policySet{
 func TestPoliciesFlag(t *testing.T) {
 	o, _, err := parseArgs([]string{"--policies", writePolicies(t, "p.yaml", policiesYAML)}, func(string) {})
 	require.NoError(t, err)
-	assert.Equal(t, policiesWant, o.policies)
+	assert.Equal(t, policiesWant, o.policies.current())
 
 	js, err := json.Marshal(policiesWant)
 	require.NoError(t, err)
 	for _, name := range []string{"p.json", "policies"} { // by extension; by content
 		o, _, err = parseArgs([]string{"--policies=" + writePolicies(t, name, string(js))}, func(string) {})
 		require.NoError(t, err, name)
-		assert.Equal(t, policiesWant, o.policies, name)
+		assert.Equal(t, policiesWant, o.policies.current(), name)
 	}
 	o, _, err = parseArgs([]string{"--policies", writePolicies(t, "empty.yaml", "# none yet\n")}, func(string) {})
 	require.NoError(t, err)
-	assert.Empty(t, o.policies)
+	assert.NotNil(t, o.policies, "an empty file is a file: no policies at all")
+	assert.Empty(t, o.policies.current())
 
 	var b bytes.Buffer
 	usage(&b, "stalkd")
 	assert.Contains(t, b.String(), "--policies FILE")
 }
 
-// TestPoliciesFileRefused: a bad file is a usage error that names the
-// file, the tube and the field.
+// TestPoliciesFileRefused: a bad file is refused whole, naming the file,
+// the tube and the field: each policy alone, and the rules across tubes
+// (a dead letter naming its own tube, cycles of any length).
 func TestPoliciesFileRefused(t *testing.T) {
 	for _, c := range []struct {
 		name, text string
@@ -88,24 +90,39 @@ func TestPoliciesFileRefused(t *testing.T) {
 		{"name.yaml", "-bad:\n  max_ready: 1\n", []string{`"-bad" is not a valid tube name`}},
 		{"list.yaml", "- emails\n", []string{"not a YAML map"}},
 		{"broken.json", `{"emails": {`, []string{"not a JSON object"}},
+		{"self.yaml", "a:\n  max_ready: 1\nemails:\n  max_reserves: 2\n  dead_letter: emails\n",
+			[]string{`tube "emails"`, "dead_letter", "is the tube itself"}},
+		{"cycle.yaml", "emails:\n  max_reserves: 2\n  dead_letter: emails-dead\nemails-dead:\n  max_reserves: 1\n  dead_letter: emails\n",
+			[]string{`tube "emails"`, "dead_letter", "emails → emails-dead → emails"}},
+		{"cycle3.yaml", "a:\n  max_reserves: 1\n  dead_letter: b\nb:\n  max_ready: 3\n  overflow: dead_letter\n  dead_letter: c\nc:\n  max_reserves: 1\n  dead_letter: a\n",
+			[]string{`tube "a"`, "a → b → c → a"}},
+		{"overflow.yaml", "a:\n  max_ready: 3\n  overflow: drop\n", []string{`tube "a"`, "overflow", "reject, bury, dead_letter"}},
 	} {
 		path := writePolicies(t, c.name, c.text)
 		_, _, err := parseArgs([]string{"--policies", path}, func(string) {})
 		require.Error(t, err, c.name)
-		assert.IsType(t, usageError(""), err, c.name)
+		assert.IsType(t, configError(""), err, c.name)
 		assert.Contains(t, err.Error(), path, c.name)
 		for _, w := range c.want {
 			assert.Contains(t, err.Error(), w, c.name)
 		}
 	}
 	_, _, err := parseArgs([]string{"--policies", filepath.Join(t.TempDir(), "missing.yaml")}, func(string) {})
-	assert.IsType(t, usageError(""), err)
+	assert.IsType(t, configError(""), err)
 
-	// The whole program: exit 5, the reason on stderr, nothing started.
+	// The whole program: exit 5, the reason on stderr naming the file, the
+	// tube and the field, without the usage text; nothing started.
 	var out, errb bytes.Buffer
-	code := realMain([]string{"stalkd", "-p", "0", "--policies", writePolicies(t, "x.yaml", "t:\n  max_ready: -3\n")}, &out, &errb)
+	bad := writePolicies(t, "x.yaml", "t:\n  max_ready: -3\n")
+	code := realMain([]string{"stalkd", "-p", "0", "--policies", bad}, &out, &errb)
 	assert.Equal(t, exitUsage, code)
-	assert.Contains(t, errb.String(), `tube "t": max_ready`)
+	assert.Contains(t, errb.String(), "--policies "+bad+`: tube "t": max_ready`)
+	assert.NotContains(t, errb.String(), "--help", "no usage after a bad file")
+	assert.Equal(t, 1, strings.Count(errb.String(), "\n"), "one line: %q", errb.String())
+	// A bad command line still gets the usage.
+	errb.Reset()
+	assert.Equal(t, exitUsage, realMain([]string{"stalkd", "--policies"}, &out, &errb))
+	assert.Contains(t, errb.String(), "--policies FILE")
 }
 
 // TestProcessPoliciesFile runs the daemon with --policies: the policies

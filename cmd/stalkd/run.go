@@ -54,7 +54,7 @@ func run(o options, root zerolog.Logger) error {
 		_ = srv.Stop(context.Background())
 		return err
 	}
-	return serve(srv, q, jr, o.admin, d, log)
+	return serve(srv, q, jr, o, d, log)
 }
 
 // prepare does what comes between binding and serving: -u, then the
@@ -70,8 +70,8 @@ func prepare(o options, root zerolog.Logger) (*jobs.Queue, journal, error) {
 		return nil, journal{}, err
 	}
 	q, err := newQueue(jr)
-	if err == nil {
-		err = applyPolicies(q, o.policies, componentLogger(root, "cmd"))
+	if err == nil && o.policies != nil {
+		err = applyPolicyFile(o.policies, o.policies.current(), queueReplace(q), "start", componentLogger(root, "cmd"))
 	}
 	if err != nil {
 		_ = jr.close()
@@ -82,7 +82,7 @@ func prepare(o options, root zerolog.Logger) (*jobs.Queue, journal, error) {
 
 // serve runs the queue's timers and the server until a signal (or a server
 // failure), then stops both and closes the journal.
-func serve(srv *engine.Server, q *jobs.Queue, jr journal, af adminFlags, d *daemon, log zerolog.Logger) error {
+func serve(srv *engine.Server, q *jobs.Queue, jr journal, o options, d *daemon, log zerolog.Logger) error {
 	ctx, stopTimers := context.WithCancel(context.Background())
 	defer stopTimers()
 	timersDone := make(chan struct{})
@@ -91,11 +91,15 @@ func serve(srv *engine.Server, q *jobs.Queue, jr journal, af adminFlags, d *daem
 	err := srv.Serve(engine.Backend{Queue: q, BinlogStats: jr.stats})
 	var adm *adminServer
 	if err == nil {
-		adm, err = startAdmin(af, srv, q, jr)
+		adm, err = startAdmin(o.admin, srv, q, jr, o.policies)
 	}
 	if err == nil {
-		err = d.waitSignals(serving{srv: srv, drain: func() { q.SetDraining(true) },
-			drained: "drain mode: new jobs are refused from now on"}, log)
+		s := serving{srv: srv, drain: func() { q.SetDraining(true) },
+			drained: "drain mode: new jobs are refused from now on"}
+		if f := o.policies; f != nil {
+			s.hup = func() { reloadPolicyFile(f, queueReplace(q), log) }
+		}
+		err = d.waitSignals(s, log)
 	}
 	start := time.Now()
 	conns := q.Stats().Connections

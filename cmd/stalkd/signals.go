@@ -17,8 +17,8 @@ import (
 // The run/signal path both modes share. A single node and a cluster member
 // start the same way (prelude: the -b directory, signals, TLS, the token
 // file) and obey the same signals (waitSignals): SIGUSR1 drains, SIGHUP
-// reloads the TLS certificates (a member's node TLS too), SIGTERM and
-// SIGINT stop. What differs is
+// reloads the TLS certificates (a member's node TLS too) and the policy
+// file, SIGTERM and SIGINT stop. What differs is
 // only what serves in between: an engine (run.go) or a front carrying
 // clients to the leader (cluster.go).
 
@@ -63,7 +63,7 @@ func (d *daemon) stop() {
 
 // signalsAndTLS ignores SIGPIPE, subscribes a channel to the signals the
 // server obeys (SIGUSR1, SIGTERM, SIGINT, and SIGHUP when there are TLS
-// certificates to reload) and loads the TLS settings. The channel is returned
+// certificates or a policy file to reload) and loads the TLS settings. The channel is returned
 // even with an error: the caller stops it.
 func signalsAndTLS(o options) (chan os.Signal, *tls.Config, *tlscert.CertFiles, error) {
 	signal.Ignore(syscall.SIGPIPE)
@@ -76,7 +76,7 @@ func signalsAndTLS(o options) (chan os.Signal, *tls.Config, *tlscert.CertFiles, 
 	if err != nil {
 		return sigs, nil, nil, err
 	}
-	if certs != nil {
+	if certs != nil || o.policies != nil {
 		signal.Notify(sigs, syscall.SIGHUP)
 	}
 	return sigs, tlsConfig, certs, nil
@@ -87,7 +87,7 @@ func signalsAndTLS(o options) (chan os.Signal, *tls.Config, *tlscert.CertFiles, 
 type serving struct {
 	drain   func()
 	drained string         // the log line once drain mode is on
-	hup     func()         // more to reload on SIGHUP (a member's node TLS); nil: none
+	hup     func()         // more to reload on SIGHUP (a member's node TLS, the policy file); nil: none
 	srv     *engine.Server // nil in cluster mode
 }
 
@@ -102,7 +102,7 @@ func (d *daemon) waitSignals(s serving, log zerolog.Logger) error {
 		select {
 		case sig := <-d.sigs:
 			switch sig {
-			case syscall.SIGHUP: // subscribed only with certificates to reload
+			case syscall.SIGHUP: // subscribed only with certificates or a policy file to reload
 				if d.certs != nil {
 					reloadCerts(d.certs, log)
 				}

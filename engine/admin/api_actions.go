@@ -16,12 +16,6 @@ import (
 // change before answering.
 const commitWait = 10 * time.Second
 
-// clearer is the queue's clear-tube, added by the protocol work on
-// clear-tube and list-jobs; the API answers 501 on a queue without it.
-type clearer interface {
-	ClearTube(tube []byte) (n int, seq uint64, err error)
-}
-
 // session opens a short-lived session for one action (closed by the
 // returned function); it counts as a connection, as a protocol client would.
 func (s *Server) session() (*jobs.Session, func()) {
@@ -104,12 +98,7 @@ func (s *Server) clearTube(w http.ResponseWriter, r *http.Request, args []string
 	if !ok {
 		return
 	}
-	c, ok := any(s.q).(clearer)
-	if !ok {
-		writeError(w, http.StatusNotImplemented, "not_implemented", "this build cannot clear tubes")
-		return
-	}
-	n, seq, err := c.ClearTube([]byte(ti.Name))
+	n, seq, err := s.q.ClearTube([]byte(ti.Name))
 	if err != nil {
 		s.queueError(w, err, "tube")
 		return

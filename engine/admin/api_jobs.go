@@ -15,12 +15,6 @@ const (
 	previewBytes     = 120  // body preview per listed job
 )
 
-// lister is the queue's list-jobs, added by the protocol work on clear-tube
-// and list-jobs; the API answers 501 on a queue without it.
-type lister interface {
-	ListJobs(tube []byte, st jobs.State, offset, count int, dst []uint64) ([]uint64, error)
-}
-
 // listedJob is one job of a tube's listing.
 type listedJob struct {
 	ID              uint64   `json:"id"`
@@ -28,6 +22,8 @@ type listedJob struct {
 	AgeSeconds      float64  `json:"age_seconds"`
 	TimeLeftSeconds float64  `json:"time_left_seconds"`
 	Body            bodyJSON `json:"body"`
+	// DeadLetter as in GET /v1/jobs/{id}.
+	DeadLetter *deadLetterJSON `json:"dead_letter,omitempty"`
 }
 
 type jobListJSON struct {
@@ -78,12 +74,7 @@ func (s *Server) getTubeJobs(w http.ResponseWriter, r *http.Request, args []stri
 	if !ok {
 		return
 	}
-	l, ok := any(s.q).(lister)
-	if !ok {
-		writeError(w, http.StatusNotImplemented, "not_implemented", "this build cannot list jobs")
-		return
-	}
-	ids, err := l.ListJobs([]byte(ti.Name), st, offset, count, nil)
+	ids, err := s.q.ListJobs([]byte(ti.Name), st, offset, count, nil)
 	if err != nil {
 		s.queueError(w, err, "tube")
 		return
@@ -102,7 +93,7 @@ func (s *Server) getTubeJobs(w http.ResponseWriter, r *http.Request, args []stri
 		}
 		out.Jobs = append(out.Jobs, listedJob{
 			ID: id, Pri: js.Pri, AgeSeconds: js.Age.Seconds(), TimeLeftSeconds: js.TimeLeft.Seconds(),
-			Body: encodeBody(data.Body(), previewBytes),
+			Body: encodeBody(data.Body(), previewBytes), DeadLetter: s.deadLetterOf(id),
 		})
 	}
 	writeJSON(w, http.StatusOK, out)

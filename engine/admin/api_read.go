@@ -23,7 +23,8 @@ type serverStats struct {
 	TotalConnections uint64            `json:"total_connections"`
 	Draining         bool              `json:"draining"`
 	UptimeSeconds    float64           `json:"uptime_seconds"`
-	Version          string            `json:"version"`
+	Version          string            `json:"version"`                    // stalkd's
+	ProtocolVersion  string            `json:"protocol_version,omitempty"` // the protocol's (stats' version)
 	Commands         map[string]uint64 `json:"commands"`
 	// MutationsAllowed tells the dashboard whether to offer its buttons.
 	MutationsAllowed bool `json:"mutations_allowed"`
@@ -84,7 +85,7 @@ func (s *Server) getStats(w http.ResponseWriter, r *http.Request, _ []string) {
 		Urgent: st.Urgent, Tubes: st.Tubes, TotalJobs: st.TotalJobs, JobTimeouts: st.JobTimeouts,
 		Connections: st.Connections, Producers: st.Producers, Workers: st.Workers,
 		Waiting: st.Waiting, TotalConnections: st.TotalConnections, Draining: st.Draining,
-		UptimeSeconds: time.Since(s.opts.Started).Seconds(), Version: s.opts.Version,
+		UptimeSeconds: time.Since(s.opts.Started).Seconds(), Version: s.opts.Version, ProtocolVersion: s.opts.ProtocolVersion,
 		Commands: commandCounts(&st), MutationsAllowed: s.mutable(),
 	})
 }
@@ -157,6 +158,9 @@ type jobJSON struct {
 	Buries          uint32   `json:"buries"`
 	Kicks           uint32   `json:"kicks"`
 	Body            bodyJSON `json:"body"`
+	// DeadLetter: where a dead-lettered job came from, why and when; absent
+	// for every other job (redrive.go).
+	DeadLetter *deadLetterJSON `json:"dead_letter,omitempty"`
 }
 
 func (s *Server) getJob(w http.ResponseWriter, r *http.Request, args []string) {
@@ -184,6 +188,6 @@ func (s *Server) getJob(w http.ResponseWriter, r *http.Request, args []string) {
 		AgeSeconds: js.Age.Seconds(), DelaySeconds: js.Delay.Seconds(), TTRSeconds: js.TTR.Seconds(),
 		TimeLeftSeconds: js.TimeLeft.Seconds(), File: js.File,
 		Reserves: js.Reserves, Timeouts: js.Timeouts, Releases: js.Releases, Buries: js.Buries, Kicks: js.Kicks,
-		Body: encodeBody(data.Body(), limit),
+		Body: encodeBody(data.Body(), limit), DeadLetter: s.deadLetterOf(id),
 	})
 }

@@ -251,8 +251,41 @@ func TestAPIActionWaitsForJournal(t *testing.T) {
 	assert.Equal(t, "journal", s.apiError(http.MethodDelete, fmt.Sprint("/v1/jobs/", b), http.StatusServiceUnavailable))
 }
 
-// TestAPIListAndClearNeedQueueSupport: until the queue offers list-jobs and
-// clear-tube, the endpoints validate their input and answer 501.
+// TestAPIListAndClearTube: a tube's jobs are listed by state, a page at a
+// time, with their bodies previewed; clearing it deletes its ready, delayed
+// and buried jobs and says how many.
+func TestAPIListAndClearTube(t *testing.T) {
+	s := newStack(t)
+	ss := s.q.NewSession(nil)
+	defer ss.Close()
+	require.NoError(t, ss.Use([]byte("t")))
+	var ids []uint64
+	for _, body := range []string{"one", "two", "three"} {
+		id, _, err := ss.Put(jobs.PutRequest{TTR: time.Minute, Body: []byte(body)})
+		require.NoError(t, err)
+		ids = append(ids, id)
+	}
+	_, _, err := ss.Put(jobs.PutRequest{TTR: time.Minute, Delay: time.Hour, Body: []byte("later")})
+	require.NoError(t, err)
+
+	var page jobListJSON
+	s.json(http.MethodGet, "/v1/tubes/t/jobs?state=ready&offset=1&count=1", http.StatusOK, &page)
+	assert.Equal(t, int64(3), page.Total)
+	require.Len(t, page.Jobs, 1)
+	assert.Equal(t, ids[1], page.Jobs[0].ID)
+	assert.Equal(t, "two", page.Jobs[0].Body.Text)
+	s.json(http.MethodGet, "/v1/tubes/t/jobs?state=delayed", http.StatusOK, &page)
+	assert.Len(t, page.Jobs, 1)
+
+	var cleared map[string]any
+	s.json(http.MethodPost, "/v1/tubes/t/clear", http.StatusOK, &cleared)
+	assert.Equal(t, map[string]any{"tube": "t", "deleted": float64(4)}, cleared)
+	s.json(http.MethodGet, "/v1/tubes/t/jobs?state=ready", http.StatusOK, &page)
+	assert.Empty(t, page.Jobs)
+}
+
+// TestAPIListJobsValidation: listing and clearing validate their input
+// before touching the queue.
 func TestAPIListJobsValidation(t *testing.T) {
 	s := newStack(t)
 	assert.Equal(t, "bad_state", s.apiError(http.MethodGet, "/v1/tubes/default/jobs?state=gone", http.StatusBadRequest))

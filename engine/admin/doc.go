@@ -6,9 +6,12 @@
 //     command path);
 //   - /healthz and /readyz: liveness and readiness;
 //   - /v1/...: a JSON API to inspect tubes and jobs and to kick, delete,
-//     pause and clear, and to read, set and remove tube policies
+//     pause and clear, to redrive a dead-letter tube and move a job
+//     (redrive.go; a follower forwards both through a MoveForwarder), and to
+//     read, set, merge (PATCH, policy_patch.go) and remove tube policies
 //     (policy.go; DecodePolicy is the one decoder of a policy, which the
-//     daemon's --policies file shares); for a cluster member (Options.Cluster), /v1/cluster
+//     daemon's --policies file shares; each schedule is shown with its last
+//     and next run, policy_view.go); for a cluster member (Options.Cluster), /v1/cluster
 //     and its membership calls, and 421 not_leader from the queue endpoints
 //     of a follower (cluster.go);
 //   - /: a dashboard (embedded HTML, CSS and JavaScript; no CDN).
@@ -28,7 +31,10 @@
 // allowMutation accepts the request: today that needs a loopback or Unix
 // socket listener, a Host header naming a loopback address (against DNS
 // rebinding) and, when a browser sends an Origin, one matching the Host
-// (against cross-site requests).
+// (against cross-site requests). A call that changes tube policies also
+// passes policyGuard (guard.go: every route declared with policyRoute):
+// while a policy file owns them (Options.PolicyFile) it is refused with
+// 409 managed_by_file.
 //
 // # Imports and concurrency
 //

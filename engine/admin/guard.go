@@ -82,3 +82,51 @@ func loopbackHost(hostport string) bool {
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
 }
+
+// policyRoute declares a route that changes tube policies: every method
+// but GET and HEAD goes through policyGuard before its handler, so a
+// method added to such a route (PATCH, say) is guarded without a word of
+// its own. Every route that changes policies is declared with it.
+func (s *Server) policyRoute(pattern []string, methods map[string]apiHandler) route {
+	guarded := make(map[string]apiHandler, len(methods))
+	for m, h := range methods {
+		if m == http.MethodGet || m == http.MethodHead {
+			guarded[m] = h
+			continue
+		}
+		guarded[m] = func(w http.ResponseWriter, r *http.Request, args []string) {
+			if s.policyGuard(w) {
+				h(w, r, args)
+			}
+		}
+	}
+	return route{pattern, guarded}
+}
+
+// policyGuard is the one gate of every call that changes tube policies
+// (the methods of the routes declared with policyRoute: PUT and DELETE
+// /v1/tubes/{tube}/policy, and whatever joins them). While a policy file is in force
+// (Options.PolicyFile) the file is the truth: the call is refused with
+// 409 managed_by_file naming the file, and it reports false. Without one
+// it reports true and the API owns the policies.
+func (s *Server) policyGuard(w http.ResponseWriter) bool {
+	f := s.opts.PolicyFile
+	if f == "" {
+		return true
+	}
+	writeJSON(w, http.StatusConflict, fileErr{Error: fileErrBody{Code: "managed_by_file", File: f,
+		Message: "the tube policies are managed by the file " + f + " (--policies): change the file and send the server SIGHUP"}})
+	return false
+}
+
+// fileErr is the 409 body of policyGuard: the usual error shape plus the
+// file that owns the policies.
+type fileErr struct {
+	Error fileErrBody `json:"error"`
+}
+
+type fileErrBody struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	File    string `json:"file"`
+}

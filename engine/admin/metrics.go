@@ -151,9 +151,8 @@ func (c *collector) tubes(ch chan<- prometheus.Metric, q *jobs.Queue) {
 		}
 		gauge(ch, dTubePauseLeft, left, n)
 		gauge(ch, dTubeOldest, t.OldestReady.Seconds(), n)
-		policyCounters(ch, t)
 	}
-	policyCount(ch, q)
+	c.policies(ch, q)
 }
 
 func (c *collector) wal(ch chan<- prometheus.Metric, w WALStats) {

@@ -65,8 +65,13 @@ type Options struct {
 	// WAL supplies the journal's figures; nil when there is no journal (no
 	// stalkd_wal_* series). Called at scrape time, concurrently.
 	WAL func() WALStats
-	// Version is reported as stalkd_build_info{version}.
+	// Version is stalkd's own version: reported as stalkd_build_info{version}
+	// and in /v1/stats (version).
 	Version string
+	// ProtocolVersion is the beanstalk protocol version the server speaks
+	// (what its stats document reports): /v1/stats protocol_version, shown
+	// beside Version by the dashboard. Empty: omitted.
+	ProtocolVersion string
 	// Started is when the server started (for uptime); zero means when
 	// Start is called.
 	Started time.Time
@@ -88,6 +93,11 @@ type Options struct {
 	// Logger receives the listener's logs (component=admin is added). The
 	// zero Logger discards them.
 	Logger zerolog.Logger
+	// PolicyFile, when set, is the file that owns the tube policies (the
+	// daemon's --policies): every call that would change a policy is
+	// refused with 409 managed_by_file naming it (policyGuard). Empty: the
+	// API owns the policies.
+	PolicyFile string
 }
 
 func (o Options) withDefaults() (Options, error) {

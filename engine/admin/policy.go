@@ -8,11 +8,14 @@ import (
 	"github.com/stalkd/stalkd/jobs"
 )
 
-// Tube policies (issue 22) through the API:
+// Tube policies (per-tube rules the queue enforces: jobs/POLICIES.md)
+// through the API:
 //
 //	GET    /v1/policies               {"policies": {tube: policy, ...}}
 //	GET    /v1/tubes/{tube}/policy    the policy; 404 no_policy
 //	PUT    /v1/tubes/{tube}/policy    replace it with the body's; 200 and the policy
+//	                                  (?dry_run=true: check it, change nothing)
+//	PATCH  /v1/tubes/{tube}/policy    merge the body into it (RFC 7386; policy_patch.go)
 //	DELETE /v1/tubes/{tube}/policy    remove it; 404 no_policy
 //
 // A policy belongs to a tube name, so the tube need not exist. PUT and
@@ -47,18 +50,33 @@ func writePolicyError(w http.ResponseWriter, err error) {
 }
 
 // policiesJSON is GET /v1/policies: the shape of the daemon's --policies
-// file under one key.
+// file under one key, and beside it each policy's counters and whether its
+// tube exists (a policy outlives its tube and may come before it).
 type policiesJSON struct {
-	Policies map[string]jobs.Policy `json:"policies"`
+	Policies map[string]jobs.Policy   `json:"policies"`
+	Counters map[string]policyCounter `json:"counters,omitempty"`
+}
+
+// policyCounter is one policy's entry in /v1/policies' counters.
+type policyCounter struct {
+	policyCounts
+	TubeExists bool `json:"tube_exists"`
 }
 
 // GET /v1/policies.
 func (s *Server) getPolicies(w http.ResponseWriter, _ *http.Request, _ []string) {
-	ps := s.q.Policies()
-	if ps == nil {
-		ps = map[string]jobs.Policy{}
+	stats := s.q.PolicyStats()
+	out := policiesJSON{Policies: make(map[string]jobs.Policy, len(stats)),
+		Counters: make(map[string]policyCounter, len(stats))}
+	live := make(map[string]bool)
+	for _, name := range s.q.ListTubes(nil) {
+		live[name] = true
 	}
-	writeJSON(w, http.StatusOK, policiesJSON{Policies: ps})
+	for _, p := range stats {
+		out.Policies[p.Tube] = p.Policy
+		out.Counters[p.Tube] = policyCounter{policyCounts: countsOf(p.PolicyCounts), TubeExists: live[p.Tube]}
+	}
+	writeJSON(w, http.StatusOK, out)
 }
 
 // policyTube checks a tube name argument, writing 400 if it is not one.
@@ -79,15 +97,16 @@ func (s *Server) getPolicy(w http.ResponseWriter, _ *http.Request, args []string
 	if !policyTube(w, args[0]) {
 		return
 	}
-	p, ok := s.q.Policy(args[0])
-	if !ok {
+	v := s.policyViewOf(args[0])
+	if v == nil {
 		writeNoPolicy(w)
 		return
 	}
-	writeJSON(w, http.StatusOK, p)
+	writeJSON(w, http.StatusOK, v)
 }
 
-// PUT /v1/tubes/{tube}/policy: the body is the whole new policy.
+// PUT /v1/tubes/{tube}/policy: the body is the whole new policy. PATCH
+// (a merge patch) is served here too, past reading the body.
 func (s *Server) putPolicy(w http.ResponseWriter, r *http.Request, args []string) {
 	name := args[0]
 	if !policyTube(w, name) {
@@ -103,9 +122,17 @@ func (s *Server) putPolicy(w http.ResponseWriter, r *http.Request, args []string
 		writeError(w, http.StatusBadRequest, "bad_body", "reading the body: "+err.Error())
 		return
 	}
+	if r.Method == http.MethodPatch {
+		s.patchPolicy(w, r, name, b)
+		return
+	}
 	p, err := DecodePolicy(b)
 	if err != nil {
 		writePolicyError(w, err)
+		return
+	}
+	if dryRun(r) {
+		checkPolicy(w, name, p)
 		return
 	}
 	if s.fwd != nil {
@@ -173,25 +200,37 @@ func (s *Server) policyError(w http.ResponseWriter, err error) {
 // policyFigures are a tube's policy and policy counters in /v1/tubes and
 // /v1/tubes/{tube} (embedded in tubeJSON).
 type policyFigures struct {
-	DeadLettered     uint64       `json:"dead_lettered"`
-	RefusedFull      uint64       `json:"refused_full"`
-	RateLimitedWaits uint64       `json:"rate_limited_waits"`
-	ScheduledPuts    uint64       `json:"scheduled_puts"`
-	Policy           *jobs.Policy `json:"policy,omitempty"`
+	policyCounts
+	Policy *policyView `json:"policy,omitempty"` // with its schedules' runs
+}
+
+// policyCounts are a policy's counters in the API (jobs.PolicyCounts): in
+// a tube's figures, and per policy in /v1/policies.
+type policyCounts struct {
+	DeadLettered     uint64 `json:"dead_lettered"`
+	RefusedFull      uint64 `json:"refused_full"`
+	Overflowed       uint64 `json:"overflowed"`
+	RateLimitedWaits uint64 `json:"rate_limited_waits"`
+	ScheduledPuts    uint64 `json:"scheduled_puts"`
+}
+
+func countsOf(c jobs.PolicyCounts) policyCounts {
+	return policyCounts{DeadLettered: c.DeadLettered, RefusedFull: c.RefusedFull, Overflowed: c.Overflowed,
+		RateLimitedWaits: c.RateLimitedWaits, ScheduledPuts: c.ScheduledPuts}
 }
 
 func policyFiguresOf(t *jobs.TubeInfo) policyFigures {
-	return policyFigures{DeadLettered: t.DeadLettered, RefusedFull: t.RefusedFull,
-		RateLimitedWaits: t.RateLimitedWaits, ScheduledPuts: t.ScheduledPuts}
+	return policyFigures{policyCounts: countsOf(t.PolicyCounts)}
 }
 
-// addPolicies sets the policy of each listed tube that has one (one read
-// of the policies for the whole list).
+// addPolicies sets the policy of each listed tube that has one, with its
+// schedules' runs (one read of the policies for the whole list, then one
+// per tube that has a policy).
 func (s *Server) addPolicies(ts []tubeJSON) {
 	ps := s.q.Policies()
 	for i := range ts {
-		if p, ok := ps[ts[i].Name]; ok {
-			ts[i].Policy = &p
+		if _, ok := ps[ts[i].Name]; ok {
+			ts[i].Policy = s.policyViewOf(ts[i].Name)
 		}
 	}
 }

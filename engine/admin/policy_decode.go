@@ -24,6 +24,19 @@ import (
 //
 // It is a pure function, safe for concurrent use.
 func DecodePolicy(b []byte) (jobs.Policy, error) {
+	p, err := decodeFields(b)
+	if err != nil {
+		return p, err
+	}
+	if err := p.Validate(); err != nil {
+		return p, err
+	}
+	return p, nil
+}
+
+// decodeFields is DecodePolicy short of Validate: one JSON object of known
+// fields with the right types (null leaves a field at its zero value).
+func decodeFields(b []byte) (jobs.Policy, error) {
 	var p jobs.Policy
 	var generic any
 	dec := json.NewDecoder(bytes.NewReader(b))
@@ -45,9 +58,6 @@ func DecodePolicy(b []byte) (jobs.Policy, error) {
 	if err := strict.Decode(&p); err != nil {
 		return p, typeError(err)
 	}
-	if err := p.Validate(); err != nil {
-		return p, err
-	}
 	return p, nil
 }
 
@@ -65,6 +75,9 @@ func knownFields(v any, t reflect.Type, path string) error {
 		}
 		for _, key := range sortedKeys(m) {
 			f, ok := fieldByTag(t, key)
+			if !ok && readOnlyField(t, key) {
+				continue // shown by GET, ignored when sent back (policy_view.go)
+			}
 			if !ok {
 				return &jobs.PolicyError{Field: join(path, key), Reason: "unknown field"}
 			}

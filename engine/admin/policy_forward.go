@@ -9,7 +9,7 @@ import (
 )
 
 // PolicyForwarder is what a Cluster may add so that a follower takes tube
-// policy changes too: PUT and DELETE /v1/tubes/{tube}/policy, asked of a
+// policy changes too: PUT, PATCH and DELETE /v1/tubes/{tube}/policy, asked of a
 // follower, go to the leader (the daemon forwards them over the raft port)
 // instead of answering 421. Without it a follower answers 421 naming the
 // leader, as for every queue endpoint.
@@ -21,6 +21,10 @@ import (
 type PolicyForwarder interface {
 	SetPolicy(tube string, p jobs.Policy) error
 	RemovePolicy(tube string) (removed bool, err error)
+	// PatchPolicy applies a JSON merge patch (already checked with
+	// DecodePatch) to the leader's current policy of tube, atomically there,
+	// and returns the policy it left (zero: removed).
+	PatchPolicy(tube string, patch []byte) (jobs.Policy, error)
 }
 
 // policyForwarder returns the cluster's forwarder when this request, asked
@@ -28,7 +32,7 @@ type PolicyForwarder interface {
 func (s *Server) policyForwarder(r *http.Request, segs []string) PolicyForwarder {
 	pf, ok := s.opts.Cluster.(PolicyForwarder)
 	if !ok || len(segs) != 3 || segs[0] != "tubes" || segs[2] != "policy" ||
-		(r.Method != http.MethodPut && r.Method != http.MethodDelete) {
+		(r.Method != http.MethodPut && r.Method != http.MethodPatch && r.Method != http.MethodDelete) {
 		return nil
 	}
 	return pf

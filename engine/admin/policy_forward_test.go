@@ -31,6 +31,16 @@ func (c forwardingCluster) SetPolicy(tube string, p jobs.Policy) error {
 	return c.leader.SetPolicy(tube, p)
 }
 
+func (c forwardingCluster) PatchPolicy(tube string, patch []byte) (jobs.Policy, error) {
+	if c.lost.Load() {
+		return jobs.Policy{}, cluster.ErrNotLeader
+	}
+	p, _, err := c.leader.UpdatePolicySeq(tube, func(cur jobs.Policy, _ bool) (jobs.Policy, error) {
+		return jobs.MergePolicyPatch(cur, patch)
+	})
+	return p, err
+}
+
 func (c forwardingCluster) RemovePolicy(tube string) (bool, error) {
 	if c.lost.Load() {
 		return false, cluster.ErrNotLeader
@@ -73,6 +83,20 @@ func TestAPIPolicyForwardedByFollower(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(body), &pe))
 	assert.Equal(t, "bad_policy", pe.Error.Code)
 	assert.Equal(t, "dead_letter", pe.Error.Field)
+
+	// PATCH goes to the leader as a patch, merged there into its policy.
+	require.NoError(t, leader.SetPolicy("t", jobs.Policy{MaxReserves: 2, DeadLetter: "dead", MaxReady: 7}))
+	code, body = call(http.MethodPatch, `{"max_ready": null, "reserve_rate": 4}`)
+	require.Equal(t, http.StatusOK, code, body)
+	assert.JSONEq(t, `{"max_reserves": 2, "dead_letter": "dead", "reserve_rate": 4}`, body)
+	p, _ = leader.Policy("t")
+	assert.Equal(t, jobs.Policy{MaxReserves: 2, DeadLetter: "dead", ReserveRate: 4}, p)
+	code, body = call(http.MethodPatch, `{"max_reserves": null}`) // refused by the leader: dead_letter needs it
+	require.Equal(t, http.StatusBadRequest, code, body)
+	assert.Contains(t, body, `"field": "dead_letter"`)
+	code, body = call(http.MethodPatch, `{"max_resrves": 1}`) // refused by the follower before forwarding
+	require.Equal(t, http.StatusBadRequest, code, body)
+	assert.Contains(t, body, `"field": "max_resrves"`)
 
 	code, body = call(http.MethodGet, "")
 	assert.Equal(t, http.StatusMisdirectedRequest, code, "reading is not forwarded: %s", body)

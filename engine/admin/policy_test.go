@@ -62,7 +62,9 @@ func TestAPIPolicyRoundTrip(t *testing.T) {
 	// The tube's figures carry the policy once the tube exists.
 	_, err := beanstalk.NewTube(s.client(), "emails").Put([]byte("x"), 1, 0, time.Minute)
 	require.NoError(t, err)
-	var one tubeJSON
+	var one struct {
+		Policy *jobs.Policy `json:"policy"`
+	}
 	s.json(http.MethodGet, "/v1/tubes/emails", http.StatusOK, &one)
 	require.NotNil(t, one.Policy)
 	assert.Equal(t, want, *one.Policy)
@@ -229,10 +231,10 @@ func TestMetricsPolicyCounters(t *testing.T) {
 
 	m := s.scrape()
 	for tube, want := range map[string][4]float64{
-		"work":      {1, 1, 0, 0},
-		"slow":      {0, 0, 1, 0},
-		"cron":      {0, 0, 0, 1},
-		"work-dead": {0, 0, 0, 0}, // a tube without a policy has the series too
+		"work":    {1, 1, 0, 0},
+		"slow":    {0, 0, 1, 0},
+		"cron":    {0, 0, 0, 1},
+		"nowhere": {0, 0, 0, 0}, // a policy whose tube does not exist has its series
 	} {
 		for i, name := range []string{"stalkd_tube_dead_lettered_total", "stalkd_tube_refused_full_total",
 			"stalkd_tube_rate_limited_waits_total", "stalkd_tube_scheduled_puts_total"} {
@@ -241,14 +243,58 @@ func TestMetricsPolicyCounters(t *testing.T) {
 			assert.Equal(t, want[i], v, "%s{tube=%q}", name, tube)
 		}
 	}
+	_, ok := value(m, "stalkd_tube_dead_lettered_total", "tube", "work-dead")
+	assert.False(t, ok, "a tube without a policy has no policy series")
 	v, ok := value(m, "stalkd_policies")
 	assert.True(t, ok)
 	assert.Equal(t, 4.0, v)
 
-	// Under the tube cap the policy series are capped like the others.
+	// The counters belong to the policy: they stay when the tube empties
+	// and vanishes.
+	_, err = ss.Delete(id) // the job, now in work-dead
+	require.NoError(t, err)
+	require.NoError(t, ss.Use([]byte("default")))
+	_, err = s.q.StatsTube([]byte("work"))
+	require.ErrorIs(t, err, jobs.ErrNotFound, "the tube is gone")
+	m = s.scrape()
+	v, ok = value(m, "stalkd_tube_dead_lettered_total", "tube", "work")
+	assert.True(t, ok, "the series outlives the tube")
+	assert.Equal(t, 1.0, v)
+
+	// Policy series are capped, the busiest kept.
 	capped := newStackOn(t, s.q, s.clock, func(o *Options) { o.MetricsMaxTubes = 1 })
 	m = capped.scrape()
-	_, ok = value(m, "stalkd_tube_dead_lettered_total", "tube", "default")
-	assert.False(t, ok, "the smallest tubes get no series")
-	assert.Len(t, m["stalkd_tube_dead_lettered_total"].GetMetric(), 1, "one tube kept under the cap")
+	assert.Len(t, m["stalkd_tube_dead_lettered_total"].GetMetric(), 1, "one policy kept under the cap")
+	_, ok = value(m, "stalkd_tube_dead_lettered_total", "tube", "nowhere")
+	assert.False(t, ok, "the quietest policies get no series")
+	v, _ = value(m, "stalkd_policies_truncated")
+	assert.Equal(t, 1.0, v)
+	v, _ = value(m, "stalkd_policies")
+	assert.Equal(t, 4.0, v, "the count is of every policy")
+}
+
+// TestAPIPoliciesCounters: /v1/policies carries each policy's counters
+// and whether its tube exists, for a policy whose tube does not exist
+// yet and one whose tube emptied and vanished alike.
+func TestAPIPoliciesCounters(t *testing.T) {
+	s := newStack(t)
+	require.NoError(t, s.q.SetPolicy("later", jobs.Policy{MaxReady: 3}))
+	require.NoError(t, s.q.SetPolicy("gone", jobs.Policy{MaxReady: 1}))
+	ss := s.q.NewSession(nil)
+	defer ss.Close()
+	require.NoError(t, ss.Use([]byte("gone")))
+	id, _, err := ss.Put(jobs.PutRequest{TTR: time.Minute, Body: []byte("a")})
+	require.NoError(t, err)
+	_, _, err = ss.Put(jobs.PutRequest{TTR: time.Minute, Body: []byte("b")})
+	require.ErrorIs(t, err, jobs.ErrQueueFull)
+	_, err = ss.Delete(id)
+	require.NoError(t, err)
+	require.NoError(t, ss.Use([]byte("default")))
+	var out policiesJSON
+	s.json(http.MethodGet, "/v1/policies", http.StatusOK, &out)
+	assert.Equal(t, map[string]jobs.Policy{"later": {MaxReady: 3}, "gone": {MaxReady: 1}}, out.Policies)
+	assert.Equal(t, map[string]policyCounter{
+		"later": {},
+		"gone":  {policyCounts: policyCounts{RefusedFull: 1}},
+	}, out.Counters)
 }

@@ -84,11 +84,13 @@ func (s *Server) apiRoutes() []route {
 		{[]string{"tubes", "*", "kick"}, map[string]apiHandler{post: s.kickTube}},
 		{[]string{"tubes", "*", "pause"}, map[string]apiHandler{post: s.pauseTube}},
 		{[]string{"tubes", "*", "clear"}, map[string]apiHandler{post: s.clearTube}},
+		{[]string{"tubes", "*", "redrive"}, map[string]apiHandler{post: s.redriveTube}},
 		{[]string{"jobs", "*"}, map[string]apiHandler{get: s.getJob, http.MethodDelete: s.deleteJob}},
 		{[]string{"jobs", "*", "kick"}, map[string]apiHandler{post: s.kickJob}},
+		{[]string{"jobs", "*", "move"}, map[string]apiHandler{post: s.moveJob}},
 		{[]string{"policies"}, map[string]apiHandler{get: s.getPolicies}},
-		{[]string{"tubes", "*", "policy"}, map[string]apiHandler{get: s.getPolicy,
-			http.MethodPut: s.putPolicy, http.MethodDelete: s.deletePolicy}},
+		s.policyRoute([]string{"tubes", "*", "policy"}, map[string]apiHandler{get: s.getPolicy,
+			http.MethodPut: s.putPolicy, http.MethodPatch: s.putPolicy, http.MethodDelete: s.deletePolicy}),
 	}
 	if s.opts.Cluster != nil {
 		rs = append(rs,
@@ -119,14 +121,16 @@ func (s *Server) api(w http.ResponseWriter, r *http.Request) {
 	if s.opts.Cluster != nil && !clusterRoute(segs) {
 		q := s.opts.Cluster.Queue()
 		pf := s.policyForwarder(r, segs)
-		if q == nil && pf == nil {
+		mf := s.moveForwarder(r, segs)
+		if q == nil && pf == nil && mf == nil {
 			s.writeNotLeader(w)
 			return
 		}
 		view := *s // this request's view: the queue of the term it was routed to
 		view.q = q
 		if q == nil {
-			view.fwd = pf // a follower's policy change: the leader makes it
+			view.fwd = pf  // a follower's policy change: the leader makes it
+			view.mfwd = mf // a follower's redrive or move, likewise
 		}
 		s = &view
 	}

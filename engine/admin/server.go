@@ -25,6 +25,7 @@ type Server struct {
 	opts    Options
 	q       *jobs.Queue
 	fwd     PolicyForwarder // set (and q nil) on a follower's forwarded policy change
+	mfwd    MoveForwarder   // set (and q nil) on a follower's forwarded redrive or move
 	log     zerolog.Logger
 	ln      net.Listener
 	http    *http.Server

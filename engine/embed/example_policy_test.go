@@ -45,7 +45,7 @@ func ExampleOpen_policies() {
 
 // A policy set on a running queue, for one tube: with max_ready, a put
 // into a tube that already holds that many ready or delayed jobs is
-// refused (QUEUE_FULL on the wire) and nothing is stored. A bad policy is
+// refused (OUT_OF_MEMORY on the wire) and nothing is stored. A bad policy is
 // refused whole, naming the field.
 func ExampleQueue_SetPolicy() {
 	q, err := embed.Open(embed.Options{})

@@ -27,8 +27,11 @@ const DefaultTTR = time.Minute
 // default TTR. Open copies the value and never modifies it.
 type Options struct {
 	// Dir makes the queue persistent: its journal lives in this directory,
-	// which must exist, and jobs found there are loaded by Open. Empty
-	// keeps every job in memory.
+	// which must exist, and jobs found there are loaded by Open. A
+	// directory holding beanstalkd's binlog (and no journal yet) is
+	// imported first (wal.ImportBinlog); one holding files the journal
+	// does not recognise is refused (wal.ErrForeignFiles). Empty keeps
+	// every job in memory.
 	Dir string
 	// SyncInterval is the fsync policy of a persistent queue (the server's
 	// -f): zero means a change is acknowledged only after the fsync that
@@ -67,11 +70,11 @@ type Options struct {
 func (o Options) validate() (Options, error) {
 	switch {
 	case o.MaxJobSize < 0 || o.MaxJobSize > engine.MaxJobSizeLimit:
-		return o, fmt.Errorf("engine: MaxJobSize %d outside 0..%d", o.MaxJobSize, engine.MaxJobSizeLimit)
+		return o, fmt.Errorf("embed: MaxJobSize %d outside 0..%d", o.MaxJobSize, engine.MaxJobSizeLimit)
 	case o.SyncInterval < 0 || o.DefaultTTR < 0 || o.SegmentSize < 0:
-		return o, errors.New("engine: negative SyncInterval, DefaultTTR or SegmentSize")
+		return o, errors.New("embed: negative SyncInterval, DefaultTTR or SegmentSize")
 	case o.Dir == "" && (o.SyncInterval != 0 || o.NoSync || o.SegmentSize != 0 || o.Salvage):
-		return o, errors.New("engine: SyncInterval, NoSync, SegmentSize and Salvage need a Dir")
+		return o, errors.New("embed: SyncInterval, NoSync, SegmentSize and Salvage need a Dir")
 	}
 	if err := validatePolicies(o.Policies); err != nil {
 		return o, err
@@ -128,9 +131,13 @@ func Open(o Options) (*Queue, error) {
 	if o.Dir == "" {
 		return withPolicies(start(o, jobs.New(jobs.Config{Clock: o.Clock}), nil, nil))
 	}
+	walLog := o.Logger.With().Str("component", "wal").Logger()
+	if _, err := wal.ImportBinlog(o.Dir, wal.ImportOptions{SegmentSize: o.SegmentSize, Logger: walLog}); err != nil {
+		return nil, err
+	}
 	l, err := wal.Open(o.Dir, wal.Options{
 		SyncInterval: o.SyncInterval, NoSync: o.NoSync, SegmentSize: o.SegmentSize,
-		Salvage: o.Salvage, Logger: o.Logger.With().Str("component", "wal").Logger(),
+		Salvage: o.Salvage, Logger: walLog,
 	})
 	if err != nil {
 		return nil, err

@@ -11,7 +11,7 @@ import (
 	"github.com/stalkd/stalkd/jobs"
 )
 
-// Tube policies (issue 22): dead letters, a cap on a tube's length, a cap
+// Tube policies: dead letters, a cap on a tube's length, a cap
 // on its reserve rate and recurring puts, kept by the queue core (package
 // jobs) and journaled like every other change. The types are the core's,
 // repeated here so that an embedder need not import package jobs.
@@ -22,6 +22,17 @@ type (
 	Schedule = jobs.Schedule
 	// PolicyError is a refused policy: the field at fault and why.
 	PolicyError = jobs.PolicyError
+	// Overflow is what a put over a policy's MaxReady gets.
+	Overflow = jobs.Overflow
+)
+
+// The overflow modes of a Policy: refuse the put (ErrQueueFull), store
+// the job buried (ErrBuried with its id) or put it into the policy's
+// DeadLetter tube.
+const (
+	OverflowReject     = jobs.OverflowReject
+	OverflowBury       = jobs.OverflowBury
+	OverflowDeadLetter = jobs.OverflowDeadLetter
 )
 
 // SetPolicy gives tube the policy p, replacing the one it had, and returns
@@ -62,15 +73,17 @@ func (q *Queue) RemovePolicy(ctx context.Context, tube string) (bool, error) {
 }
 
 // validatePolicies checks Options.Policies whole, before Open changes
-// anything.
+// anything: names, each policy, and the rules across tubes
+// (jobs.CheckPolicies: no dead letter naming its own tube, no dead-letter
+// cycle).
 func validatePolicies(ps map[string]Policy) error {
 	for _, tube := range slices.Sorted(maps.Keys(ps)) {
 		if !jobs.ValidTubeName([]byte(tube)) {
-			return fmt.Errorf("engine: Options.Policies: %q: %w", tube, ErrBadTubeName)
+			return fmt.Errorf("embed: Options.Policies: %q: %w", tube, ErrBadTubeName)
 		}
-		if err := ps[tube].Validate(); err != nil {
-			return fmt.Errorf("engine: Options.Policies: tube %q: %w", tube, err)
-		}
+	}
+	if err := jobs.CheckPolicies(ps); err != nil {
+		return fmt.Errorf("embed: Options.Policies: %w", err)
 	}
 	return nil
 }
@@ -87,7 +100,7 @@ func withPolicies(q *Queue) (*Queue, error) {
 			continue
 		}
 		if err := q.SetPolicy(context.Background(), tube, ps[tube]); err != nil {
-			errs = append(errs, fmt.Errorf("engine: policy of tube %q: %w", tube, err))
+			errs = append(errs, fmt.Errorf("embed: policy of tube %q: %w", tube, err))
 		}
 	}
 	if err := errors.Join(errs...); err != nil {

@@ -53,6 +53,42 @@ func TestOpenPolicies(t *testing.T) {
 	assert.ErrorIs(t, q.SetPolicy(ctx, "a", embed.Policy{}), embed.ErrClosed)
 }
 
+// TestPutOverflow: a put into a tube at max_ready gets what the policy's
+// overflow says: ErrQueueFull, or the id with ErrBuried (the job stored,
+// buried), or the id with no error (the job in the dead-letter tube); a
+// dead-letter cycle in Options.Policies is refused before Open changes
+// anything.
+func TestPutOverflow(t *testing.T) {
+	ctx := context.Background()
+	_, err := embed.Open(embed.Options{Policies: map[string]embed.Policy{
+		"a": {MaxReserves: 1, DeadLetter: "b"}, "b": {MaxReserves: 1, DeadLetter: "a"}}})
+	var pe *embed.PolicyError
+	require.True(t, errors.As(err, &pe), "%v", err)
+	assert.Contains(t, err.Error(), "a → b → a")
+
+	q, err := embed.Open(embed.Options{Policies: map[string]embed.Policy{
+		"bury":  {MaxReady: 1, Overflow: embed.OverflowBury},
+		"spill": {MaxReady: 1, Overflow: embed.OverflowDeadLetter, DeadLetter: "spilled"},
+	}})
+	require.NoError(t, err)
+	defer q.Close()
+	for _, tube := range []string{"bury", "spill"} {
+		_, err = q.Put(ctx, tube, []byte("1"), embed.PutOptions{})
+		require.NoError(t, err)
+	}
+	id, err := q.Put(ctx, "bury", []byte("2"), embed.PutOptions{})
+	require.ErrorIs(t, err, embed.ErrBuried)
+	require.NotZero(t, id)
+	j, err := q.StatsJob(id)
+	require.NoError(t, err)
+	assert.Equal(t, "buried", j.State.String())
+	id, err = q.PutNoWait("spill", []byte("3"), embed.PutOptions{})
+	require.NoError(t, err)
+	j, err = q.StatsJob(id)
+	require.NoError(t, err)
+	assert.Equal(t, "spilled", j.Tube)
+}
+
 // TestOpenPoliciesPersistent: with a Dir, policies are in the journal:
 // Options.Policies replace what it held for their tubes after a restart,
 // and a policy set by a call survives it.

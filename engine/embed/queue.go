@@ -13,9 +13,9 @@ import (
 // import package jobs.
 var (
 	// ErrClosed: the Queue was closed.
-	ErrClosed = errors.New("engine: queue closed")
+	ErrClosed = errors.New("embed: queue closed")
 	// ErrJobTooBig: a body longer than Options.MaxJobSize.
-	ErrJobTooBig = errors.New("engine: job body too big")
+	ErrJobTooBig = errors.New("embed: job body too big")
 	// ErrNotFound: no such job, or not in a state the call accepts, or a
 	// Job already finished (deleted, released, buried) or whose TTR ended.
 	ErrNotFound = jobs.ErrNotFound
@@ -26,8 +26,13 @@ var (
 	ErrTimedOut = jobs.ErrTimedOut
 	// ErrDraining: the queue refuses new jobs (Jobs().SetDraining).
 	ErrDraining = jobs.ErrDraining
-	// ErrQueueFull: the tube's policy (max_ready) refuses the job.
+	// ErrQueueFull: the tube's policy (max_ready, overflow reject) refuses
+	// the job; nothing is stored.
 	ErrQueueFull = jobs.ErrQueueFull
+	// ErrBuried: the tube's policy (max_ready, overflow bury) stored the
+	// job buried. Not a failure: Put returns the job's id with it, once
+	// the job is durable (a protocol client gets BURIED <id>).
+	ErrBuried = jobs.ErrPutBuried
 	// ErrNoSpace: the journal has no room for the job (disk full).
 	ErrNoSpace = jobs.ErrNoSpace
 	// ErrJournal: the journal failed; the change is not durable. Errors
@@ -50,17 +55,23 @@ type PutOptions struct {
 // Put adds a job with body to tube (created if needed) and returns its id
 // once the job is as durable as the fsync policy promises: in memory at
 // once; with -f0 (Options.SyncInterval 0) after the fsync that covers it.
-// The body is copied; the caller may reuse it.
+// The body is copied; the caller may reuse it. A tube at its policy's
+// max_ready answers as the policy's overflow says: ErrQueueFull (nothing
+// stored), the id with ErrBuried (stored, buried) or the id with no error
+// (stored in the dead-letter tube).
 //
 // If ctx ends, or the queue closes, before the job is durable, Put returns
 // the job's id with the error: the job is queued and may still be lost in a
 // crash.
 func (q *Queue) Put(ctx context.Context, tube string, body []byte, o PutOptions) (uint64, error) {
 	id, seq, err := q.put(tube, body, o)
-	if err != nil {
+	if err != nil && err != ErrBuried {
 		return 0, err
 	}
-	return id, q.commits.Wait(ctx, seq, q.closing)
+	if werr := q.commits.Wait(ctx, seq, q.closing); werr != nil {
+		return id, werr
+	}
+	return id, err
 }
 
 // PutNoWait is Put without waiting for durability: it returns once the job
@@ -68,10 +79,10 @@ func (q *Queue) Put(ctx context.Context, tube string, body []byte, o PutOptions)
 // far: put a batch with PutNoWait, then Sync once.
 func (q *Queue) PutNoWait(tube string, body []byte, o PutOptions) (uint64, error) {
 	id, _, err := q.put(tube, body, o)
-	if err != nil {
+	if err != nil && err != ErrBuried {
 		return 0, err
 	}
-	return id, nil
+	return id, err
 }
 
 // Sync returns once every change made through q before the call is as
@@ -98,11 +109,11 @@ func (q *Queue) put(tube string, body []byte, o PutOptions) (id, seq uint64, err
 		Pri: o.Pri, Delay: o.Delay, TTR: o.TTR, Body: body, // copied once by the queue
 	})
 	q.producers.Put(l)
-	if err != nil {
+	if err != nil && err != ErrBuried {
 		return 0, 0, err
 	}
 	q.noteSeq(seq)
-	return id, seq, nil
+	return id, seq, err
 }
 
 // noteSeq records seq as the highest handed out, for Sync.

@@ -67,7 +67,7 @@ type Worker struct {
 // o.Tubes and running h on it.
 func (q *Queue) StartWorker(h Handler, o WorkerOptions) (*Worker, error) {
 	if h == nil || o.Concurrency < 0 {
-		return nil, errors.New("engine: StartWorker needs a handler and Concurrency >= 0")
+		return nil, errors.New("embed: StartWorker needs a handler and Concurrency >= 0")
 	}
 	if q.closed.Load() {
 		return nil, ErrClosed
@@ -76,7 +76,7 @@ func (q *Queue) StartWorker(h Handler, o WorkerOptions) (*Worker, error) {
 	err := l.watch(o.Tubes) // validates the names
 	q.reservers.Put(l)
 	if err != nil {
-		return nil, fmt.Errorf("engine: worker tubes: %w", err)
+		return nil, fmt.Errorf("embed: worker tubes: %w", err)
 	}
 	w := newWorker(q, h, o.withDefaults())
 	w.launch()

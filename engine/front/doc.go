@@ -20,11 +20,19 @@
 // handshake of a listener from tls.NewListener, connection caps) and one
 // upstream connection per client to the leader's engine, dialed at the
 // client's first command (an idle client costs the leader nothing). It frames
-// commands with codec's Decoder and replies with codec.ReplyBodySize, so
-// it knows how many replies each command is owed without understanding
-// them. It imports codec, engine/tlscert and zerolog: not engine (it talks
+// commands with codec's framing-only Decoder (which never copies a put body:
+// the front forwards the bytes it read) and replies with
+// codec.ReplyBodySize, so it knows how many replies each command is owed
+// without understanding them. It imports codec, engine/tlscert and zerolog: not engine (it talks
 // to the leader's engine over TCP, as any client does), not wal/raft (the
 // program hands it Config.Leader) and not jobs.
+//
+// The files: front.go (Config, Start, Stop), conns.go (accepting and
+// serving client connections), leader.go (finding and dialing the leader),
+// carry.go (a carried connection's session), commands.go (reading and
+// framing the client's commands), replies.go (the leader's replies),
+// failover.go (moving a connection to the next leader), direct.go
+// (connections the leader's engine serves itself).
 //
 // # Concurrency
 //

@@ -3,7 +3,6 @@ package front
 import (
 	"context"
 	"crypto/tls"
-	"errors"
 	"net"
 	"sync"
 	"sync/atomic"
@@ -12,7 +11,6 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/stalkd/stalkd/codec"
-	"github.com/stalkd/stalkd/engine/tlscert"
 )
 
 // Config configures a Front, the client port of a cluster node.
@@ -103,192 +101,6 @@ func Start(cfg Config) *Front {
 
 // Addr is the client address.
 func (f *Front) Addr() net.Addr { return f.cfg.Listener.Addr() }
-
-// accept takes connections until Stop. A failed accept (out of file
-// descriptors, say) is retried after a pause, never fatal; past MaxConns
-// open client connections a new one is closed at once.
-func (f *Front) accept() {
-	defer f.wg.Done()
-	var lastWarn time.Time
-	for {
-		c, err := f.cfg.Listener.Accept()
-		if err != nil {
-			f.mu.Lock()
-			closed := f.closed
-			f.mu.Unlock()
-			if closed || errors.Is(err, net.ErrClosed) {
-				return
-			}
-			if time.Since(lastWarn) > time.Second {
-				f.log.Warn().Err(err).Msg("accept failed; retrying")
-				lastWarn = time.Now()
-			}
-			select {
-			case <-f.done:
-				return
-			case <-time.After(20 * time.Millisecond):
-			}
-			continue
-		}
-		if f.cfg.MaxConns > 0 && f.clients.Load() >= int64(f.cfg.MaxConns) {
-			_ = c.Close()
-			if time.Since(lastWarn) > time.Second {
-				f.log.Warn().Int("max_connections", f.cfg.MaxConns).Msg("connection refused: too many")
-				lastWarn = time.Now()
-			}
-			continue
-		}
-		if f.direct(c) {
-			continue
-		}
-		if !f.track(c) {
-			_ = c.Close()
-			return
-		}
-		f.clients.Add(1)
-		f.wg.Add(1)
-		go f.serve(c)
-	}
-}
-
-func (f *Front) track(c net.Conn) bool {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.closed {
-		return false
-	}
-	f.conns[c] = struct{}{}
-	return true
-}
-
-// trackServe tracks c and counts a goroutine that serves it, under one
-// lock, so that Stop either sees both or refuses (false).
-func (f *Front) trackServe(c net.Conn) bool {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.closed {
-		return false
-	}
-	f.conns[c] = struct{}{}
-	f.wg.Add(1)
-	return true
-}
-
-// moved returns Moved's channel (nil without Moved: never ready).
-func (f *Front) moved() <-chan struct{} {
-	if f.cfg.Moved == nil {
-		return nil
-	}
-	return f.cfg.Moved()
-}
-
-// leaderMoved reports whether a leader of another generation than gen is
-// known now (Leader asked not to wait).
-func (f *Front) leaderMoved(gen uint64) bool {
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	_, g, err := f.cfg.Leader(ctx)
-	return err == nil && g != gen
-}
-
-func (f *Front) untrack(c net.Conn) {
-	f.mu.Lock()
-	delete(f.conns, c)
-	f.mu.Unlock()
-	_ = c.Close()
-}
-
-// serve carries one client connection to the leader (see carried).
-func (f *Front) serve(client net.Conn) {
-	defer f.wg.Done()
-	defer f.clients.Add(-1)
-	defer f.untrack(client)
-	if tc, ok := client.(*tls.Conn); ok && !f.handshake(tc) {
-		return
-	}
-	c := newCarrier(f, client, 0)
-	go c.readCommands(nil, 0)
-	defer c.end()
-	// A client costs no connection to the leader (and no goroutine to read
-	// its replies) until its first command: a node may hold thousands of
-	// idle ones.
-	first, ok := <-c.cmds
-	if !ok {
-		return
-	}
-	c.first = first
-	ctx, cancel := f.waitCtx()
-	up, gen := f.dial(ctx)
-	cancel()
-	if up == nil {
-		f.log.Warn().Str("remote_addr", client.RemoteAddr().String()).Msg("no leader; commands refused")
-		c.refuseRest()
-		return
-	}
-	c.gen = gen
-	c.run(up)
-}
-
-// handshake runs a TLS client's handshake (a listener wrapped by
-// tls.NewListener), bounded as the engine's TLS listener bounds it.
-func (f *Front) handshake(c *tls.Conn) bool {
-	ctx, cancel := context.WithTimeout(context.Background(), tlscert.HandshakeTimeout)
-	defer cancel()
-	if err := c.HandshakeContext(ctx); err != nil {
-		f.log.Debug().Err(err).Str("remote_addr", c.RemoteAddr().String()).Msg("TLS handshake failed")
-		return false
-	}
-	return true
-}
-
-// waitCtx bounds a wait for a leader by Wait and by Stop.
-func (f *Front) waitCtx() (context.Context, context.CancelFunc) {
-	ctx, cancel := context.WithTimeout(context.Background(), f.cfg.Wait)
-	go func() {
-		select {
-		case <-f.done:
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
-	return ctx, cancel
-}
-
-// dial connects to the leader, retrying until ctx ends (then nil), and
-// returns the leader engine's generation too. The connection is tracked:
-// Stop closes it; untrack it when done.
-func (f *Front) dial(ctx context.Context) (net.Conn, uint64) {
-	for {
-		addr, gen, err := f.cfg.Leader(ctx)
-		if err != nil {
-			return nil, 0
-		}
-		up, err := f.dialLeader(ctx, addr)
-		if err == nil {
-			if !f.track(up) {
-				_ = up.Close()
-				return nil, 0
-			}
-			return up, gen
-		}
-		f.log.Debug().Err(err).Str("leader_addr", addr).Msg("cannot reach the leader; retrying")
-		select {
-		case <-ctx.Done():
-			return nil, 0
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
-}
-
-// dialLeader connects to the leader's engine at addr, inside TLS with
-// FrontConfig.TLS (the handshake done, bounded by ctx).
-func (f *Front) dialLeader(ctx context.Context, addr string) (net.Conn, error) {
-	if f.cfg.TLS == nil {
-		var d net.Dialer
-		return d.DialContext(ctx, "tcp", addr)
-	}
-	return (&tls.Dialer{Config: f.cfg.TLS}).DialContext(ctx, "tcp", addr)
-}
 
 // Stop closes the client port and every connection, and waits for the
 // goroutines (bounded by ctx).

@@ -29,6 +29,7 @@ type Model struct {
 	connections     uint64
 	draining        bool
 	policies        map[string]jobs.Policy
+	counters        map[string]*jobs.PolicyCounts // by policy: gone with it, not with the tube
 }
 
 type mjob struct {
@@ -54,9 +55,8 @@ type mtube struct {
 	unpauseAt int64
 
 	totalJobs, deletes, pauses uint64
-	policyCounters
-	waiters []int // the reference's "ms" set of waiting sessions
-	last    int   // its round-robin cursor
+	waiters                    []int // the reference's "ms" set of waiting sessions
+	last                       int   // its round-robin cursor
 }
 
 // Session wait states.

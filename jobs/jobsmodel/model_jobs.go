@@ -24,22 +24,26 @@ func (m *Model) Put(s int, pri uint32, delay, ttr time.Duration, body string) Re
 	if m.draining {
 		return Reply{ID: id, Err: jobs.ErrDraining}
 	}
-	if m.full(ss.use) {
-		m.tube(ss.use).refusedFull++
-		return Reply{ID: id, Err: jobs.ErrQueueFull}
-	}
 	j := &mjob{id: id, tube: ss.use, body: body, pri: pri, delay: int64(delay),
 		ttr: max(int64(ttr), second), created: m.now, reserver: -1}
-	m.jobs[id] = j
-	m.live = append(m.live, id) // ids only grow
-	m.tube(j.tube).totalJobs++
+	if m.full(ss.use) {
+		return m.overflow(j)
+	}
+	m.store(j)
+	return Reply{ID: id}
+}
+
+// store adds new job j to its tube, delayed or ready as its delay says.
+func (m *Model) store(j *mjob) {
+	m.jobs[j.id] = j
+	m.live = append(m.live, j.id) // ids only grow
+	m.acquire(j.tube).totalJobs++
 	m.total++
-	if delay > 0 {
-		j.state, j.deadline = jobs.Delayed, m.now+int64(delay)
+	if j.delay > 0 {
+		j.state, j.deadline = jobs.Delayed, m.now+j.delay
 	} else {
 		m.makeReady(j)
 	}
-	return Reply{ID: id}
 }
 
 // makeReady makes j ready; if its tube is not paused and has a waiter, the

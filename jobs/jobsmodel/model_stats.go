@@ -63,7 +63,10 @@ func (m *Model) StatsTube(name string) (jobs.TubeStats, error) {
 		return jobs.TubeStats{}, jobs.ErrNotFound
 	}
 	ts := jobs.TubeStats{Name: name, TotalJobs: t.totalJobs, Deletes: t.deletes, Pauses: t.pauses,
-		Waiting: int64(len(t.waiters)), DeadLettered: t.deadLettered, RefusedFull: t.refusedFull}
+		Waiting: int64(len(t.waiters))}
+	if c := m.counters[name]; c != nil {
+		ts.PolicyCounts = *c
+	}
 	for _, j := range m.jobs {
 		if j.tube != name {
 			continue

@@ -118,6 +118,9 @@ var policies = [...]jobs.Policy{
 	{MaxReserves: 2, DeadLetter: "default"},
 	{MaxReserves: 3, DeadLetter: "a", MaxReady: 1},
 	{DeadLetter: "a"}, // refused: no max_reserves
+	{MaxReady: 1, Overflow: jobs.OverflowBury},
+	{MaxReady: 2, Overflow: jobs.OverflowDeadLetter, DeadLetter: "c"},
+	{MaxReady: 1, Overflow: jobs.OverflowDeadLetter, DeadLetter: "a", MaxReserves: 1},
 }
 
 // listStates are the states list-jobs is asked for, indexed by Op.N; the

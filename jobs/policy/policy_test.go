@@ -18,11 +18,21 @@ func TestValidateNamesTheField(t *testing.T) {
 			Schedule: []Schedule{{Cron: "@every 30s", Body: "x"}}}, ""},
 		{Policy{MaxReserves: 1, DeadLetter: "-bad"}, "dead_letter"},
 		{Policy{DeadLetter: "dead"}, "dead_letter"},
+		{Policy{MaxReady: 1, Overflow: OverflowDeadLetter, DeadLetter: "dead"}, ""},
+		{Policy{MaxReady: 1, Overflow: OverflowReject}, ""},
+		{Policy{MaxReady: 1, Overflow: OverflowBury}, ""},
+		{Policy{MaxReady: 1, Overflow: "drop"}, "overflow"},
+		{Policy{Overflow: OverflowBury}, "overflow"},
+		{Policy{MaxReady: 1, Overflow: OverflowDeadLetter}, "overflow"},
 		{Policy{ReserveRate: -1}, "reserve_rate"},
 		{Policy{ReserveRate: MaxReserveRate * 2}, "reserve_rate"},
 		{Policy{Schedule: make([]Schedule, MaxSchedules+1)}, "schedule"},
 		{Policy{Schedule: []Schedule{{Cron: "@every 1m"}, {Cron: "nope"}}}, "schedule[1].cron"},
 		{Policy{Schedule: []Schedule{{Cron: "* * * * *", Body: strings.Repeat("b", MaxScheduleBody+1)}}}, "schedule[0].body"},
+		{Policy{Schedule: []Schedule{{Cron: "0 0 31 2 *"}}}, "schedule[0].cron"},
+		{Policy{Schedule: []Schedule{{Cron: "0 9 * * MON-FRI", TZ: "Europe/Berlin"}, {Cron: "@weekly"}}}, ""},
+		{Policy{Schedule: []Schedule{{Cron: "0 9 * * *", TZ: "Nowhere/Special"}}}, "schedule[0].tz"},
+		{Policy{Schedule: []Schedule{{Cron: "@every 1h", TZ: "Europe/Berlin"}}}, "schedule[0].tz"},
 	}
 	for i, c := range cases {
 		err := c.p.Validate()

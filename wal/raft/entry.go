@@ -31,6 +31,16 @@ import (
 //	    each schedule's last fire time)
 //	  kind 7 scheduled put: a put's fields (as kind 1, from the id on), then
 //	    uvarint sched (the schedule's number plus one), varint schedAt
+//	  kind 8 dead put (a job that moved into a dead-letter tube): a put's
+//	    fields, then its dead-letter mark as package wal writes it
+//	    (wal/internal/fields.AppendDead: the schedule's mark if any, the
+//	    origin tube, the reason, the time it moved)
+//	  kind 10 extended policy (no id): a policy with a field kind 6 lacks
+//	    (overflow), as package wal writes its kind 10
+//	    (wal/internal/fields.AppendPolicyExt); a policy without one is
+//	    still kind 6
+//	  kind 11 policy set (no id): every tube's policy at once, as package
+//	    wal writes its kind 11 (wal/internal/fields.AppendPolicySet)
 //
 // The fields are those of wal's records, but the numbers are this format's
 // own (pinned here, not jobs' constants), a reserved state is legal (raft
@@ -51,6 +61,14 @@ const (
 	// node before it sets its first policy.
 	kindPolicy   = 6
 	kindSchedPut = 7
+	// kindDeadPut came with dead letters that remember their origin: an
+	// older binary refuses it, so a cluster upgrades every node before a
+	// job is dead-lettered, moved or redriven.
+	kindDeadPut = 8
+	// kindPolicyExt and kindPolicySet came with max_ready's overflow and
+	// policy files applied whole: the same rule holds.
+	kindPolicyExt = 10
+	kindPolicySet = 11
 )
 
 var stateCode = [...]byte{jobs.Ready: 1, jobs.Reserved: 2, jobs.Delayed: 3, jobs.Buried: 4}
@@ -63,7 +81,7 @@ var ErrMalformed = errors.New("raft: malformed record data")
 // encodable reports whether appendRecord has an encoding for kind.
 func encodable(kind jobs.RecordKind) bool {
 	switch kind {
-	case jobs.RecPut, jobs.RecUpdate, jobs.RecDelete, jobs.RecClear, jobs.RecPause, jobs.RecPolicy:
+	case jobs.RecPut, jobs.RecUpdate, jobs.RecDelete, jobs.RecClear, jobs.RecPause, jobs.RecPolicy, jobs.RecPolicySet:
 		return true
 	}
 	return false
@@ -78,8 +96,16 @@ func appendRecord(dst []byte, rec *jobs.Record) []byte {
 		if rec.Sched != 0 {
 			kind = kindSchedPut
 		}
+		if rec.Dead != nil {
+			kind = kindDeadPut // carries the schedule's mark too
+		}
 	case jobs.RecPolicy:
+		if fields.PolicyExt(rec) {
+			return fields.AppendPolicyExt(append(dst, kindPolicyExt), rec)
+		}
 		return fields.AppendPolicy(append(dst, kindPolicy), rec)
+	case jobs.RecPolicySet:
+		return fields.AppendPolicySet(append(dst, kindPolicySet), rec)
 	case jobs.RecUpdate:
 		kind = kindUpdate
 	case jobs.RecPause:
@@ -110,8 +136,11 @@ func appendRecord(dst []byte, rec *jobs.Record) []byte {
 		st = stateCode[rec.State]
 	}
 	dst = fields.AppendJob(append(dst, st), rec)
-	if kind == kindSchedPut {
+	switch kind {
+	case kindSchedPut:
 		dst = fields.AppendSched(dst, rec)
+	case kindDeadPut:
+		dst = fields.AppendDead(dst, rec)
 	}
 	return dst
 }
@@ -130,8 +159,14 @@ func encodeEntry(recs []jobs.Record, sizeHint int) []byte {
 // recordSizeHint is about len(appendRecord(nil, rec)), never less.
 func recordSizeHint(rec *jobs.Record) int {
 	n := 1 + 10 + 1 + 5 + 4*10 + 5*5 + 2*5 + len(rec.Tube) + fields.BodyFieldLen(len(rec.Body)) + 10*len(rec.IDs)
+	if rec.Dead != nil {
+		n += fields.DeadSize(rec)
+	}
 	if rec.Kind == jobs.RecPolicy {
-		n = 1 + fields.PolicySize(rec)
+		n = 1 + len(fields.AppendPolicyExt(nil, rec))
+	}
+	if rec.Kind == jobs.RecPolicySet {
+		n = 1 + fields.PolicySetSize(rec)
 	}
 	return n
 }
@@ -171,12 +206,23 @@ type decoder struct {
 func (d *decoder) record(r *jobs.Record) {
 	kind := d.Byte()
 	switch kind {
-	case kindPut, kindSchedPut:
+	case kindPut, kindSchedPut, kindDeadPut:
 		r.Kind = jobs.RecPut
-	case kindPolicy:
+	case kindPolicy, kindPolicyExt:
 		r.Kind = jobs.RecPolicy
-		d.Policy(r)
+		if kind == kindPolicyExt {
+			d.PolicyExt(r)
+		} else {
+			d.Policy(r)
+		}
 		if d.Err == nil && !fields.ValidPolicy(r) {
+			d.Fail()
+		}
+		return
+	case kindPolicySet:
+		r.Kind = jobs.RecPolicySet
+		d.PolicySet(r)
+		if d.Err == nil && !fields.ValidPolicySet(r) {
 			d.Fail()
 		}
 		return
@@ -238,7 +284,10 @@ func (d *decoder) record(r *jobs.Record) {
 			copy(r.Body, body)
 		}
 	}
-	if kind == kindSchedPut {
+	switch kind {
+	case kindSchedPut:
 		d.Sched(r)
+	case kindDeadPut:
+		d.Dead(r)
 	}
 }

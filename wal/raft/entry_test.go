@@ -57,8 +57,15 @@ func TestEntryGoldenEveryKind(t *testing.T) {
 			"0940657665727920316d" + "0178" + "02" + "05" + "8080d0e2c6bfce972f",
 		"0101" + "07" + "08" + "01" + "02" + "00" + "80c8afa025" + "82e08ae785c3ce972f" + "00" + "0000000000" +
 			"06656d61696c73" + "03780d0a" + "01" + "80e08ae785c3ce972f",
+		// issue 28: a policy with an overflow mode, and a policy set (kinds 10 and 11)
+		"0101" + "0a" + "0174" + "01" + "00" + "00" + "01" + "0000000000000000" + "00" + "01" + "01" + "01" + "02",
+		"0101" + "0b" + "02" +
+			"0161" + "00" + "0162" + "02" + "0000000000000000" + "00" + "01" + "01" + "01" + "03" +
+			"06656d61696c73" + "03" + "00" + "00" + "0000000000000000" + "01" +
+			"0940657665727920316d" + "0178" + "02" + "05" + "8080d0e2c6bfce972f" + "00",
 	}
 	recs = append(recs, policyRecords()[:2]...)
+	recs = append(recs, policySetRecords()...)
 	require.Len(t, want, len(recs))
 	kinds := map[jobs.RecordKind]bool{}
 	for i := range recs {
@@ -70,7 +77,8 @@ func TestEntryGoldenEveryKind(t *testing.T) {
 		kinds[recs[i].Kind] = true
 	}
 	assert.Equal(t, map[jobs.RecordKind]bool{jobs.RecPut: true, jobs.RecUpdate: true, jobs.RecDelete: true,
-		jobs.RecClear: true, jobs.RecPause: true, jobs.RecPolicy: true}, kinds, "every kind of record the log carries")
+		jobs.RecClear: true, jobs.RecPause: true, jobs.RecPolicy: true, jobs.RecPolicySet: true}, kinds,
+		"every kind of record the log carries")
 	for k := range 256 {
 		kind := jobs.RecordKind(k)
 		assert.Equal(t, kinds[kind], encodable(kind), "kind %v: encodable, and pinned here, or neither", kind)

@@ -38,11 +38,20 @@ const (
 )
 
 type forwardReq struct {
-	Op     string       `json:"op"` // "add-voter", "remove-server", "set-policy" or "remove-policy"
-	ID     string       `json:"id,omitempty"`
-	Addr   string       `json:"addr,omitempty"`
-	Tube   string       `json:"tube,omitempty"`   // the policy ops'
-	Policy *jobs.Policy `json:"policy,omitempty"` // set-policy's
+	// Op: "add-voter", "remove-server", "set-policy", "patch-policy",
+	// "remove-policy", "replace-policies", "redrive" or "move-job".
+	Op     string          `json:"op"`
+	ID     string          `json:"id,omitempty"`
+	Addr   string          `json:"addr,omitempty"`
+	Tube   string          `json:"tube,omitempty"`   // the policy ops' and redrive's
+	Policy *jobs.Policy    `json:"policy,omitempty"` // set-policy's
+	Patch  json.RawMessage `json:"patch,omitempty"`  // patch-policy's merge patch (RFC 7386)
+	// Policies is replace-policies' whole set (empty or absent: no policies).
+	Policies map[string]jobs.Policy `json:"policies,omitempty"`
+	// Job, To and Max are redrive's and move-job's (forward_move.go).
+	Job uint64 `json:"job,omitempty"`
+	To  string `json:"to,omitempty"`
+	Max int    `json:"max,omitempty"`
 }
 
 type forwardResp struct {
@@ -51,6 +60,15 @@ type forwardResp struct {
 	// BadPolicy is the leader's refusal of a policy (a *jobs.PolicyError).
 	BadPolicy *policyFault `json:"bad_policy,omitempty"`
 	Removed   bool         `json:"removed,omitempty"` // remove-policy: there was one
+	// Redrive, Moved and Refused are redrive's and move-job's answers
+	// (forward_move.go).
+	Redrive *jobs.RedriveResult `json:"redrive,omitempty"`
+	Moved   bool                `json:"moved,omitempty"`
+	Refused string              `json:"refused,omitempty"`
+	// Policy is what patch-policy left (nil: no policy).
+	Policy *jobs.Policy `json:"policy,omitempty"`
+	// Changes are what replace-policies changed.
+	Changes []jobs.PolicyChange `json:"changes,omitempty"`
 }
 
 // ForwardAddVoter is AddVoter asked of any node: this node carries it out
@@ -93,8 +111,10 @@ func (n *Node) localChange(req forwardReq) (forwardResp, error) {
 		return forwardResp{}, n.AddVoter(req.ID, req.Addr)
 	case "remove-server":
 		return forwardResp{}, n.RemoveServer(req.ID)
-	case "set-policy", "remove-policy":
+	case "set-policy", "patch-policy", "remove-policy", "replace-policies":
 		return n.localPolicy(req)
+	case "redrive", "move-job":
+		return n.localMove(req)
 	}
 	return forwardResp{}, fmt.Errorf("raft: unknown forwarded change %q", req.Op)
 }
@@ -129,7 +149,9 @@ func (n *Node) sendChange(addr string, req forwardReq) (forwardResp, error) {
 	case resp.NotLeader:
 		return resp, fmt.Errorf("%w: %s no longer leads (%s)", cluster.ErrNotLeader, addr, resp.Error)
 	case resp.BadPolicy != nil:
-		return resp, &jobs.PolicyError{Field: resp.BadPolicy.Field, Reason: resp.BadPolicy.Reason}
+		return resp, &jobs.PolicyError{Field: resp.BadPolicy.Field, Reason: resp.BadPolicy.Reason, Tube: resp.BadPolicy.Tube}
+	case resp.Refused != "":
+		return resp, refusal(resp.Refused, addr)
 	case resp.Error != "":
 		return resp, fmt.Errorf("raft: the leader at %s: %s", addr, resp.Error)
 	}
@@ -150,13 +172,19 @@ func (n *Node) serveForward(c net.Conn, r *bufio.Reader) {
 		resp.Error, resp.NotLeader = err.Error(), errors.Is(err, cluster.ErrNotLeader)
 		var pe *jobs.PolicyError
 		if errors.As(err, &pe) {
-			resp.BadPolicy = &policyFault{Field: pe.Field, Reason: pe.Reason}
+			resp.BadPolicy = &policyFault{Field: pe.Field, Reason: pe.Reason, Tube: pe.Tube}
 		}
+		resp.Refused = refusalCode(err)
 	} else {
 		ev := n.log.Info().Str("op", req.Op).Str("remote_addr", c.RemoteAddr().String())
-		if req.Tube != "" {
+		switch req.Op {
+		case "redrive", "move-job":
+			ev.Str("tube", req.Tube).Uint64("job_id", req.Job).Str("to", req.To).Msg("move carried out for a follower")
+		case "replace-policies":
+			ev.Int("changes", len(resp.Changes)).Msg("policy change carried out for a follower")
+		case "set-policy", "patch-policy", "remove-policy":
 			ev.Str("tube", req.Tube).Msg("policy change carried out for a follower")
-		} else {
+		default:
 			ev.Str("peer", req.ID).Msg("membership change carried out for a follower")
 		}
 	}

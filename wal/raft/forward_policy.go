@@ -11,7 +11,7 @@ import (
 	"github.com/stalkd/stalkd/jobs/cluster"
 )
 
-// Forwarded policy changes (issue 22). A tube policy lives in the
+// Forwarded policy changes. A tube policy lives in the
 // replicated state, and only the leader's queue may change it; asked of a
 // follower, ForwardSetPolicy and ForwardRemovePolicy send the change to the
 // leader the way membership changes go (forward.go: the raft port, node
@@ -24,6 +24,7 @@ import (
 type policyFault struct {
 	Field  string `json:"field"`
 	Reason string `json:"reason"`
+	Tube   string `json:"tube,omitempty"`
 }
 
 // electedPoll is how often a change that arrives while this node, just
@@ -40,6 +41,21 @@ func (n *Node) ForwardSetPolicy(tube string, p jobs.Policy) error {
 	return err
 }
 
+// ForwardPatchPolicy applies patch, a JSON merge patch (RFC 7386), to the
+// tube's current policy on the leader, atomically there
+// (jobs.Queue.UpdatePolicySeq with jobs.MergePolicyPatch): the follower
+// carries the patch, never a policy it read and merged itself. It returns
+// the policy the patch left (zero: removed) once committed; errors as
+// ForwardSetPolicy. Applying the same patch twice (a retry after
+// leadership moved) leaves the same policy.
+func (n *Node) ForwardPatchPolicy(tube string, patch []byte) (jobs.Policy, error) {
+	resp, err := n.forwardPolicy(forwardReq{Op: "patch-policy", Tube: tube, Patch: patch})
+	if err != nil || resp.Policy == nil {
+		return jobs.Policy{}, err
+	}
+	return *resp.Policy, nil
+}
+
 // ForwardRemovePolicy is jobs.Queue.RemovePolicy asked of any node (see
 // ForwardSetPolicy); removed is false when the tube had no policy.
 func (n *Node) ForwardRemovePolicy(tube string) (removed bool, err error) {
@@ -47,8 +63,23 @@ func (n *Node) ForwardRemovePolicy(tube string) (removed bool, err error) {
 	return resp.Removed, err
 }
 
+// ForwardReplacePolicies is jobs.Queue.ReplacePoliciesSeq asked of any
+// node (see ForwardSetPolicy): the leader makes set its policies exactly,
+// in one committed entry, and reports what changed. A refused set is a
+// *jobs.PolicyError naming the tube and the field.
+func (n *Node) ForwardReplacePolicies(set map[string]jobs.Policy) ([]jobs.PolicyChange, error) {
+	resp, err := n.forwardPolicy(forwardReq{Op: "replace-policies", Policies: set})
+	return resp.Changes, err
+}
+
 func (n *Node) forwardPolicy(req forwardReq) (forwardResp, error) {
-	resp, err := n.localPolicy(req)
+	return n.forwardTo(req, n.localPolicy, "policy change forwarded to the leader")
+}
+
+// forwardTo carries out req with local if this node leads, else sends it
+// to the leader (logging msg once it took it): one hop at most.
+func (n *Node) forwardTo(req forwardReq, local func(forwardReq) (forwardResp, error), msg string) (forwardResp, error) {
+	resp, err := local(req)
 	if !errors.Is(err, cluster.ErrNotLeader) || n.stream == nil {
 		return resp, err
 	}
@@ -58,8 +89,7 @@ func (n *Node) forwardPolicy(req forwardReq) (forwardResp, error) {
 	}
 	resp, err = n.sendChange(string(leaderAddr), req)
 	if err == nil {
-		n.log.Info().Str("op", req.Op).Str("tube", req.Tube).Str("leader", string(leaderID)).
-			Msg("policy change forwarded to the leader")
+		n.log.Info().Str("op", req.Op).Str("tube", req.Tube).Str("leader", string(leaderID)).Msg(msg)
 	}
 	return resp, err
 }
@@ -82,13 +112,26 @@ func (n *Node) localPolicy(req forwardReq) (forwardResp, error) {
 			return resp, errors.New("raft: set-policy without a policy")
 		}
 		seq, err = q.SetPolicySeq(req.Tube, *req.Policy)
+	case "patch-policy":
+		var p jobs.Policy
+		p, seq, err = q.UpdatePolicySeq(req.Tube, func(cur jobs.Policy, _ bool) (jobs.Policy, error) {
+			return jobs.MergePolicyPatch(cur, req.Patch)
+		})
+		if !p.IsZero() {
+			resp.Policy = &p
+		}
 	case "remove-policy":
 		resp.Removed, seq, err = q.RemovePolicySeq(req.Tube)
+	case "replace-policies":
+		resp.Changes, seq, err = q.ReplacePoliciesSeq(req.Policies)
 	default:
 		return resp, fmt.Errorf("raft: unknown policy change %q", req.Op)
 	}
 	if err != nil {
 		return resp, n.termError(q, err)
+	}
+	if seq == 0 {
+		return resp, nil // nothing changed
 	}
 	return resp, n.waitCommitted(t, seq)
 }

@@ -25,21 +25,7 @@ import (
 func TestForwardPolicy(t *testing.T) {
 	ca := enginetest.NewCA(t, "cluster")
 	nodes, _ := openTLSCluster(t, ca, 3)
-	// leading returns the node serving a queue, and the queue.
-	leading := func() (int, *jobs.Queue) {
-		var li int
-		var q *jobs.Queue
-		enginetest.Eventually(t, "a leader serving", func() bool {
-			for i, n := range nodes {
-				if q = n.Queue(); q != nil {
-					li = i
-					return true
-				}
-			}
-			return false
-		})
-		return li, q
-	}
+	leading := func() (int, *jobs.Queue) { return leadingNode(t, nodes) }
 	li, _ := leading()
 	f := nodes[(li+1)%3]
 	enginetest.Eventually(t, "the follower to know the leader", func() bool {
@@ -71,6 +57,26 @@ func TestForwardPolicy(t *testing.T) {
 	got, _ = q.Policy("work")
 	assert.Equal(t, p, got, "a refused policy changes nothing")
 
+	// A patch goes to the leader as a patch and is merged into the
+	// leader's policy there: the schedules the follower never read stay.
+	var patched jobs.Policy
+	require.NoError(t, untilLeaderTakes(t, func() (err error) {
+		patched, err = f.ForwardPatchPolicy("work", []byte(`{"max_ready": null, "reserve_rate": 2}`))
+		return err
+	}))
+	want := p.Clone()
+	want.MaxReady, want.ReserveRate = 0, 2
+	assert.Equal(t, want, patched, "the policy the patch left")
+	_, q = leading()
+	got, _ = q.Policy("work")
+	assert.Equal(t, want, got, "in force on the leader")
+	err = untilLeaderTakes(t, func() error {
+		_, err := f.ForwardPatchPolicy("work", []byte(`{"max_reserves": null}`))
+		return err
+	})
+	require.True(t, errors.As(err, &pe), "a *jobs.PolicyError, got %v", err)
+	assert.Equal(t, "dead_letter", pe.Field, "the merged result is checked on the leader")
+
 	var removed bool
 	require.NoError(t, untilLeaderTakes(t, func() (err error) { removed, err = f.ForwardRemovePolicy("work"); return err }))
 	assert.True(t, removed)
@@ -84,6 +90,27 @@ func TestForwardPolicy(t *testing.T) {
 	// Set through the follower again; the next leader has it.
 	slow := jobs.Policy{ReserveRate: 5}
 	require.NoError(t, untilLeaderTakes(t, func() error { return f.ForwardSetPolicy("slow", slow) }))
+
+	// A whole set through the follower: one entry; a cycle is refused
+	// naming the tube, and changes nothing.
+	capped := jobs.Policy{MaxReady: 1, Overflow: jobs.OverflowBury}
+	var changes []jobs.PolicyChange
+	require.NoError(t, untilLeaderTakes(t, func() (err error) {
+		changes, err = f.ForwardReplacePolicies(map[string]jobs.Policy{"slow": slow, "capped": capped})
+		return err
+	}))
+	require.Len(t, changes, 1)
+	assert.Equal(t, "capped", changes[0].Tube)
+	assert.Nil(t, changes[0].Before)
+	assert.Equal(t, capped, *changes[0].After)
+	err = untilLeaderTakes(t, func() error {
+		_, err := f.ForwardReplacePolicies(map[string]jobs.Policy{
+			"x": {MaxReserves: 1, DeadLetter: "y"}, "y": {MaxReserves: 1, DeadLetter: "x"}})
+		return err
+	})
+	require.True(t, errors.As(err, &pe), "a *jobs.PolicyError, got %v", err)
+	assert.Equal(t, "x", pe.Tube)
+	assert.Contains(t, pe.Reason, "x → y → x")
 	li, _ = leading()
 	require.NoError(t, nodes[li].Close())
 	var nq *jobs.Queue
@@ -95,9 +122,26 @@ func TestForwardPolicy(t *testing.T) {
 		}
 		return nq != nil
 	})
-	got, ok = nq.Policy("slow")
-	require.True(t, ok, "the new leader has the policy set through a follower")
-	assert.Equal(t, slow, got)
+	assert.Equal(t, map[string]jobs.Policy{"slow": slow, "capped": capped}, nq.Policies(),
+		"the new leader has the policies set through a follower")
+}
+
+// leadingNode returns the node serving a queue, and the queue, waiting
+// for one.
+func leadingNode(t *testing.T, nodes []*Node) (int, *jobs.Queue) {
+	t.Helper()
+	var li int
+	var q *jobs.Queue
+	enginetest.Eventually(t, "a leader serving", func() bool {
+		for i, n := range nodes {
+			if q = n.Queue(); q != nil {
+				li = i
+				return true
+			}
+		}
+		return false
+	})
+	return li, q
 }
 
 // untilLeaderTakes calls change again while it finds no leader (an

@@ -45,16 +45,13 @@ func (s *state) apply(rec *jobs.Record) {
 		}
 		s.pauses[rec.Tube] = *rec
 	case jobs.RecPolicy:
-		if rec.Policy == nil {
-			delete(s.policies, rec.Tube)
-			return
+		s.applyPolicy(rec)
+	case jobs.RecPolicySet:
+		s.policies = make(map[string]*jobs.Record, len(rec.Policy.Tubes))
+		for i := range rec.Policy.Tubes {
+			tp := &rec.Policy.Tubes[i]
+			s.applyPolicy(&jobs.Record{Kind: jobs.RecPolicy, Tube: tp.Tube, Policy: &tp.PolicyRecord})
 		}
-		r := *rec
-		pr := *rec.Policy
-		pr.Fired = make([]int64, len(pr.Schedule))
-		copy(pr.Fired, rec.Policy.Fired)
-		r.Policy = &pr
-		s.policies[rec.Tube] = &r
 	case jobs.RecPut:
 		r := *rec
 		s.jobs[rec.ID] = &r
@@ -68,7 +65,7 @@ func (s *state) apply(rec *jobs.Record) {
 			return
 		}
 		r := *rec
-		r.Kind, r.Tube, r.Body = jobs.RecPut, old.Tube, old.Body
+		r.Kind, r.Tube, r.Body, r.Dead = jobs.RecPut, old.Tube, old.Body, old.Dead // an update carries no dead letter
 		s.jobs[rec.ID] = &r
 	case jobs.RecDelete:
 		s.remove(rec.ID)
@@ -77,6 +74,21 @@ func (s *state) apply(rec *jobs.Record) {
 			s.remove(id)
 		}
 	}
+}
+
+// applyPolicy keeps a copy of policy record rec as its tube's latest (or
+// drops the tube's for a removal).
+func (s *state) applyPolicy(rec *jobs.Record) {
+	if rec.Policy == nil {
+		delete(s.policies, rec.Tube)
+		return
+	}
+	r := *rec
+	pr := *rec.Policy
+	pr.Fired = make([]int64, len(pr.Schedule))
+	copy(pr.Fired, rec.Policy.Fired)
+	r.Policy = &pr
+	s.policies[rec.Tube] = &r
 }
 
 // advanceSchedule notes that a scheduled put stands for its schedule's

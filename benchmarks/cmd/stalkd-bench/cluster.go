@@ -17,8 +17,9 @@ const clusterNodeArgs = " -b {dir} --raft-id {id} --raft-addr {raft} --raft-peer
 // clusterPair is one comparison of cluster-all: A against B.
 type clusterPair struct{ a, b, labelA, labelB string }
 
-// clusterMatrix is the case list of cluster-all (issue 21's targets): put
-// with one client, 100 clients and 10 connections x 64 pipelined.
+// clusterMatrix is the case list of cluster-all: put with one client, 100
+// clients and 10 connections x 64 pipelined - a worker, a busy service and
+// a bulk loader - each measured against one -b -f0 node (clusterPairs).
 func clusterMatrix(d time.Duration) []matrixCase {
 	timed := func(c loadgen.Config) loadgen.Config {
 		c.Warmup, c.Duration = time.Second, d

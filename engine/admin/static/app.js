@@ -35,11 +35,16 @@ function askToken(show) {
   if (show) $("token").focus();
 }
 
-async function api(method, path) {
+async function api(method, path, json) {
   const headers = { Accept: "application/json" };
   const tok = sessionStorage.getItem(TOKEN_KEY);
   if (tok) headers.Authorization = "Bearer " + tok;
-  const res = await fetch(path, { method, headers, cache: "no-store" });
+  const init = { method, headers, cache: "no-store" };
+  if (json !== undefined) {
+    headers["Content-Type"] = "application/json";
+    init.body = JSON.stringify(json);
+  }
+  const res = await fetch(path, init);
   if (res.status === 401) {
     sessionStorage.removeItem(TOKEN_KEY);
     askToken(true);
@@ -71,7 +76,8 @@ function replaceRows(tbody, rows) {
 
 // ---- summary cards ----
 function renderSummary(st) {
-  $("version").textContent = "v" + st.version + " · up " + fmtAge(st.uptime_seconds);
+  $("version").textContent = (st.protocol_version ? "protocol " + st.protocol_version + " · " : "") +
+    "stalkd v" + st.version + " · up " + fmtAge(st.uptime_seconds);
   $("draining").hidden = !st.draining;
   $("readonly").hidden = st.mutations_allowed;
   state.canMutate = st.mutations_allowed;
@@ -101,6 +107,8 @@ function actionButton(label, cls, onClick) {
 function renderTubes(data) {
   const now = performance.now();
   const dt = state.prevAt ? (now - state.prevAt) / 1000 : 0;
+  // Tubes some listed policy dead-letters into: their rows offer a redrive.
+  const deadLetters = new Set(data.tubes.filter((t) => t.policy && t.policy.dead_letter).map((t) => t.policy.dead_letter));
   const rows = data.tubes.map((t) => {
     const tr = el("tr");
     tr.dataset.tube = t.name;
@@ -129,6 +137,7 @@ function renderTubes(data) {
       actionButton("pause", "pause", () => pauseTube(t.name)),
       actionButton("clear", "clear danger", () => clearTube(t.name)),
     );
+    if (deadLetters.has(t.name)) acts.append(actionButton("redrive", "redrive", () => redriveTube(t.name)));
     tr.append(acts);
     return tr;
   });
@@ -141,14 +150,39 @@ function renderTubes(data) {
 }
 
 // ---- actions (each confirmed first) ----
-async function act(method, path, what) {
+async function act(method, path, what, json) {
   try {
-    await api(method, path);
+    await api(method, path, json);
     setStatus(what + ": done");
   } catch (e) {
     setStatus(what + ": " + e.message, true);
   }
   await refresh();
+}
+
+// A redrive sends a dead-letter tube's jobs back to the tube each came
+// from (empty answer), or all to the tube named.
+async function redriveTube(name) {
+  const to = window.prompt("Redrive tube \u201c" + name + "\u201d: its ready, buried and delayed jobs go back to the tube each " +
+    "came from. Leave empty for that, or name one tube to send them all to.", "");
+  if (to === null) return;
+  const body = to.trim() ? { to: to.trim() } : {};
+  try {
+    const r = await api("POST", tubePath(name) + "/redrive", body);
+    const where = Object.entries(r.to).map(([t, n]) => t + " " + n).join(", ");
+    let msg = "redrive " + name + ": moved " + r.moved + (where ? " (" + where + ")" : "");
+    if (r.no_origin) msg += "; " + r.no_origin + " remember no origin (name a tube to move them)";
+    setStatus(msg);
+  } catch (e) {
+    setStatus("redrive " + name + ": " + e.message, true);
+  }
+  await refresh();
+}
+
+function moveJob(id) {
+  const to = window.prompt("Move job " + id + " to which tube? (it keeps its id and state)", "");
+  if (to === null || !to.trim()) return;
+  act("POST", "/v1/jobs/" + id + "/move", "move job " + id, { tube: to.trim() }).then(() => peekJob(id));
 }
 
 function kickTube(name) {
@@ -186,6 +220,8 @@ function openTube(name) {
   state.offset = 0;
   $("detail").hidden = false;
   $("detail-name").textContent = name;
+  const rd = $("detail-redrive");
+  rd.disabled = !state.canMutate;
   renderTabs();
   loadJobs();
 }
@@ -209,10 +245,19 @@ function policyRows(p) {
   if (p.max_reserves) rows.push(["max reserves", p.max_reserves]);
   if (p.dead_letter) rows.push(["dead letter", p.dead_letter]);
   if (p.max_ready) rows.push(["max ready", p.max_ready]);
+  if (p.overflow) rows.push(["overflow", p.overflow]);
   if (p.reserve_rate) rows.push(["reserve rate", p.reserve_rate + "/s"]);
-  for (const sc of p.schedule || []) rows.push(["schedule", sc.cron + " \u2192 " + sc.body]);
+  (p.schedule || []).forEach((sc, i) => {
+    const n = i === 0 ? "" : " " + (i + 1);
+    rows.push(["schedule" + n, sc.cron + (sc.tz ? " (" + sc.tz + ")" : "") + " \u2192 " + sc.body]);
+    rows.push(["last run" + n, fmtRun(sc.last_run, "never")], ["next run" + n, fmtRun(sc.next_run, "-")]);
+  });
   return rows.length ? rows : [["policy", "empty"]];
 }
+
+// fmtRun shows a schedule's run time as the API gives it (RFC 3339, in the
+// schedule's zone), or none.
+function fmtRun(t, none) { return t ? t.replace("T", " ") : none; }
 
 async function loadPolicy() {
   if (state.tube === null) return;
@@ -224,7 +269,7 @@ async function loadPolicy() {
     return;
   }
   const rows = policyRows(t.policy).concat([["dead-lettered", t.dead_lettered], ["refused full", t.refused_full],
-    ["rate-limited waits", t.rate_limited_waits], ["scheduled puts", t.scheduled_puts]]);
+    ["overflowed", t.overflowed], ["rate-limited waits", t.rate_limited_waits], ["scheduled puts", t.scheduled_puts]]);
   $("policy-stats").replaceChildren(...rows.flatMap(([k, v]) => {
     const dd = el("dd", v);
     dd.dataset.key = k;
@@ -249,6 +294,11 @@ async function loadJobs() {
     tr.dataset.job = String(j.id);
     const body = el("td", j.body.text + (j.body.truncated ? "\u2026" : ""), "body");
     body.title = j.body.text;
+    if (j.dead_letter) {
+      const from = el("span", "from " + j.dead_letter.origin, "badge dead");
+      from.title = j.dead_letter.reason_text;
+      body.prepend(from, document.createTextNode(" "));
+    }
     tr.append(el("td", j.id), el("td", j.pri), el("td", fmtAge(j.age_seconds)),
       el("td", j.time_left_seconds ? fmtAge(j.time_left_seconds) : "-"), el("td", j.body.size), body);
     const acts = el("td");
@@ -281,13 +331,22 @@ async function peekJob(id) {
   const stats = [["tube", j.tube], ["state", j.state], ["pri", j.pri], ["age", fmtAge(j.age_seconds)],
     ["ttr", j.ttr_seconds + "s"], ["reserves", j.reserves], ["timeouts", j.timeouts],
     ["releases", j.releases], ["buries", j.buries], ["kicks", j.kicks], ["size", j.body.size + " bytes"]];
-  $("peek-stats").replaceChildren(...stats.flatMap(([k, v]) => [el("dt", k), el("dd", v)]));
+  if (j.dead_letter) {
+    const d = j.dead_letter;
+    stats.push(["dead letter from", d.origin], ["reason", d.reason], ["dead-lettered", fmtAge(d.age_seconds) + " ago"]);
+  }
+  $("peek-stats").replaceChildren(...stats.flatMap(([k, v]) => {
+    const dd = el("dd", v);
+    dd.dataset.key = k;
+    return [el("dt", k), dd];
+  }));
   const notes = [];
   if (j.body.truncated) notes.push("showing the first " + j.body.returned + " of " + j.body.size + " bytes");
   if (!j.body.utf8) notes.push("not valid UTF-8: invalid bytes shown as \uFFFD; see base64 for the exact bytes");
   $("peek-note").textContent = notes.join("; ");
   const acts = [];
   if (j.state === "buried" || j.state === "delayed") acts.push(actionButton("kick", "kick-job", () => kickJob(j.id)));
+  if (j.state !== "reserved") acts.push(actionButton("move", "move-job", () => moveJob(j.id)));
   if (j.state !== "reserved") acts.push(actionButton("delete", "delete-job danger", () => deleteJob(j.id)));
   $("peek-actions").replaceChildren(...acts);
   $("peek-body").textContent = j.body.text;
@@ -348,12 +407,43 @@ function niceCeil(v) {
   return 10 * p;
 }
 
+// ---- every policy, with its counters (from /v1/policies): a policy
+// outlives its tube and may come before it, so it is listed here whether
+// or not the tube exists ----
+function policySummary(p) {
+  return policyRows(p).map(([k, v]) => k + " " + v).join(", ");
+}
+
+function renderPolicies(data) {
+  const names = Object.keys(data.policies).sort();
+  const counters = data.counters || {};
+  $("policycount").textContent = "(" + names.length + ")";
+  const rows = names.map((name) => {
+    const c = counters[name] || {};
+    const tr = el("tr");
+    tr.dataset.tube = name;
+    const td = el("td", name);
+    if (!c.tube_exists) td.append(el("span", "no tube", "badge"));
+    tr.append(td, el("td", policySummary(data.policies[name])));
+    for (const k of ["dead_lettered", "refused_full", "overflowed", "rate_limited_waits", "scheduled_puts"]) {
+      const n = el("td", c[k] || 0);
+      n.dataset.key = k;
+      tr.append(n);
+    }
+    return tr;
+  });
+  if (!rows.length) rows.push(el("tr", "no policies"));
+  replaceRows(document.querySelector("#policies tbody"), rows);
+}
+
 // ---- refresh loop ----
 async function refresh() {
   try {
-    const [st, tubes, hist] = await Promise.all([api("GET", "/v1/stats"), api("GET", "/v1/tubes"), api("GET", "/v1/history")]);
+    const [st, tubes, hist, pols] = await Promise.all([api("GET", "/v1/stats"), api("GET", "/v1/tubes"),
+      api("GET", "/v1/history"), api("GET", "/v1/policies")]);
     renderSummary(st);
     renderTubes(tubes);
+    renderPolicies(pols);
     drawChart(hist);
     if (state.tube !== null) await loadJobs();
     document.body.dataset.loaded = "true";
@@ -371,6 +461,7 @@ document.addEventListener("DOMContentLoaded", () => {
     if (/^[0-9]+$/.test(id)) peekJob(id); else setStatus("a job id is a number", true);
   };
   $("find").addEventListener("click", find);
+  $("detail-redrive").addEventListener("click", () => { if (state.tube !== null) redriveTube(state.tube); });
   $("find-id").addEventListener("keydown", (e) => { if (e.key === "Enter") find(); });
   $("login").addEventListener("submit", (e) => {
     e.preventDefault();

@@ -1,6 +1,7 @@
 package cron
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -31,6 +32,20 @@ func TestNext(t *testing.T) {
 		{"0 0 1 */6 *", "2026-02-01 00:00:00", []string{"2026-07-01 00:00:00", "2027-01-01 00:00:00"}},
 		{"@every 30s", "2026-11-26 22:47:55", []string{"2026-11-26 22:48:25", "2026-11-26 22:48:55"}},
 		{"@every 1h30m", "2026-11-26 22:00:00", []string{"2026-11-26 23:30:00"}},
+		// Names, alone, in ranges and lists, in any case.
+		{"30 9 * * mon-FRI", "2026-11-27 10:00:00", []string{"2026-11-30 09:30:00"}},
+		{"0 0 1 jan,Jul *", "2026-02-01 00:00:00", []string{"2026-07-01 00:00:00", "2027-01-01 00:00:00"}},
+		{"0 8 * DEC sun", "2026-11-26 00:00:00", []string{"2026-12-06 08:00:00", "2026-12-13 08:00:00"}},
+		// February 29th on a Sunday ("*/7" is Sunday, and starts with "*": both must match).
+		{"0 0 29 2 */7", "2026-01-01 00:00:00", []string{"2032-02-29 00:00:00"}},
+		// The shorthands.
+		{"@hourly", "2026-11-26 22:47:55", []string{"2026-11-26 23:00:00", "2026-11-27 00:00:00"}},
+		{"@daily", "2026-11-26 22:47:55", []string{"2026-11-27 00:00:00"}},
+		{"@midnight", "2026-11-26 22:47:55", []string{"2026-11-27 00:00:00"}},
+		{"@weekly", "2026-11-26 22:47:55", []string{"2026-11-29 00:00:00", "2026-12-06 00:00:00"}}, // Sundays
+		{"@monthly", "2026-11-26 22:47:55", []string{"2026-12-01 00:00:00", "2027-01-01 00:00:00"}},
+		{"@yearly", "2026-11-26 22:47:55", []string{"2027-01-01 00:00:00"}},
+		{"@Annually", "2026-11-26 22:47:55", []string{"2027-01-01 00:00:00"}},
 	} {
 		s, err := Parse(tc.expr)
 		if err != nil {
@@ -46,13 +61,19 @@ func TestNext(t *testing.T) {
 	}
 }
 
-func TestNeverMatches(t *testing.T) {
-	s, err := Parse("0 0 30 2 *")
-	if err != nil {
-		t.Fatal(err)
+// TestNeverFiresRefused: an expression no day can match is refused at
+// parse time, saying why; one that fires rarely is accepted.
+func TestNeverFiresRefused(t *testing.T) {
+	for _, expr := range []string{"0 0 31 2 *", "0 0 30 2 *", "0 0 31 4,6,9,11 *", "0 0 30,31 FEB */2"} {
+		_, err := Parse(expr)
+		if err == nil || !strings.Contains(err.Error(), "never fires") {
+			t.Errorf("%q: %v, want a never-fires refusal", expr, err)
+		}
 	}
-	if n := s.Next(at("2026-01-01 00:00:00")); !n.IsZero() {
-		t.Fatalf("got %s", n)
+	for _, expr := range []string{"0 0 29 2 *", "0 0 31 2 1", "0 0 31 1-2 *", "0 0 31 * *"} {
+		if _, err := Parse(expr); err != nil {
+			t.Errorf("%q: %v", expr, err)
+		}
 	}
 }
 
@@ -60,11 +81,32 @@ func TestParseErrors(t *testing.T) {
 	for _, expr := range []string{
 		"", "* * * *", "* * * * * *", "60 * * * *", "* 24 * * *", "* * 0 * *",
 		"* * * 13 *", "* * * * 8", "5-1 * * * *", "*/0 * * * *", "a * * * *",
-		"1,,2 * * * *", "@every", "@every 0s", "@every 500ms", "@every x", "@hourly",
-		"-1 * * * *", "1-2-3 * * * *",
+		"1,,2 * * * *", "@every", "@every 0s", "@every 500ms", "@every x", "@reboot", "@hourl",
+		"-1 * * * *", "1-2-3 * * * *", "* * * JANUARY *", "* * * * MONDAY", "* * * MON *", "* * * * JAN",
+		"MON * * * *", "* * * DEC-JAN *", "* * * * 1/MON",
 	} {
 		if _, err := Parse(expr); err == nil {
 			t.Errorf("%q: accepted", expr)
+		}
+	}
+}
+
+// TestZoneErrors: an unknown zone, the host's Local, and a zone on @every
+// are refused with the reason.
+func TestZoneErrors(t *testing.T) {
+	for _, c := range []struct{ expr, tz, want string }{
+		{"0 9 * * *", "Mars/Olympus_Mons", "unknown time zone"},
+		{"0 9 * * *", "Local", "host's local zone"},
+		{"@every 1m", "Europe/Berlin", "does not apply"},
+	} {
+		_, err := ParseIn(c.expr, c.tz)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q in %q: %v, want %q", c.expr, c.tz, err, c.want)
+		}
+	}
+	for _, tz := range []string{"", "UTC", "Europe/Berlin", "America/New_York", "Australia/Lord_Howe", "Asia/Kathmandu"} {
+		if _, err := ParseIn("0 9 * * *", tz); err != nil {
+			t.Errorf("tz %q: %v", tz, err)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package fields
 import (
 	"encoding/binary"
 	"math"
+	"strings"
 
 	"github.com/stalkd/stalkd/jobs"
 )
@@ -13,21 +14,29 @@ import (
 // reserve_rate (8 bytes, the float64's IEEE bits little endian), the number
 // of schedules, and per schedule: cron (length, bytes), body (length,
 // bytes), priority (uvarint), ttr (uvarint) and its last fire time
-// (varint, Clock ns; rec.Policy.Fired[i], 0 when missing).
+// (varint, Clock ns; rec.Policy.Fired[i], 0 when missing). A schedule's
+// time zone travels in its cron string, "CRON_TZ=<tz> <cron>" (cronFold):
+// a schedule without one is written as before its field existed, so older
+// logs and entries read the same, and no valid cron expression starts so.
 func AppendPolicy(dst []byte, rec *jobs.Record) []byte {
 	dst = appendString(dst, rec.Tube)
 	p := rec.Policy
 	if p == nil {
 		return append(dst, 0)
 	}
-	dst = append(dst, 1)
+	return appendPolicyFields(append(dst, 1), p)
+}
+
+// appendPolicyFields appends a policy's fields, from max_reserves to the
+// last schedule (see AppendPolicy).
+func appendPolicyFields(dst []byte, p *jobs.PolicyRecord) []byte {
 	dst = binary.AppendUvarint(dst, uint64(p.MaxReserves))
 	dst = appendString(dst, p.DeadLetter)
 	dst = binary.AppendUvarint(dst, uint64(p.MaxReady))
 	dst = binary.LittleEndian.AppendUint64(dst, math.Float64bits(p.ReserveRate))
 	dst = binary.AppendUvarint(dst, uint64(len(p.Schedule)))
 	for i, s := range p.Schedule {
-		dst = appendString(dst, s.Cron)
+		dst = appendString(dst, cronFold(s.Cron, s.TZ))
 		dst = appendString(dst, s.Body)
 		dst = binary.AppendUvarint(dst, uint64(s.Priority))
 		dst = binary.AppendUvarint(dst, uint64(s.TTR))
@@ -65,20 +74,25 @@ func (d *Reader) Policy(r *jobs.Record) {
 		d.Fail()
 		return
 	}
+	r.Policy = d.policyFields()
+}
+
+// policyFields reads what appendPolicyFields writes (nil after a failure).
+func (d *Reader) policyFields() *jobs.PolicyRecord {
 	p := &jobs.PolicyRecord{}
 	p.MaxReserves = d.Uint32()
 	p.DeadLetter = string(d.Bytes())
 	p.MaxReady = d.Uint32()
 	if len(d.B) < 8 {
 		d.Fail()
-		return
+		return nil
 	}
 	p.ReserveRate = math.Float64frombits(binary.LittleEndian.Uint64(d.B))
 	d.B = d.B[8:]
 	n := d.Uvarint()
 	if d.Err != nil || n > uint64(len(d.B))/6 { // a schedule takes at least 6 bytes
 		d.Fail()
-		return
+		return nil
 	}
 	if n > 0 {
 		p.Schedule = make([]jobs.Schedule, n)
@@ -87,10 +101,11 @@ func (d *Reader) Policy(r *jobs.Record) {
 	for i := range p.Schedule {
 		s := &p.Schedule[i]
 		s.Cron, s.Body = string(d.Bytes()), string(d.Bytes())
+		s.Cron, s.TZ = cronUnfold(s.Cron)
 		s.Priority, s.TTR = d.Uint32(), d.Uint32()
 		p.Fired[i] = d.Varint()
 	}
-	r.Policy = p
+	return p
 }
 
 // AppendSched appends the schedule mark of a scheduled put (after its job
@@ -113,4 +128,26 @@ func (d *Reader) Sched(r *jobs.Record) {
 func appendString(dst []byte, s string) []byte {
 	dst = binary.AppendUvarint(dst, uint64(len(s)))
 	return append(dst, s...)
+}
+
+// cronTZ is the prefix that carries a schedule's time zone in its cron
+// string (the variable cronie reads for the same purpose).
+const cronTZ = "CRON_TZ="
+
+// cronFold returns the cron string a schedule is written with.
+func cronFold(cron, tz string) string {
+	if tz == "" {
+		return cron
+	}
+	return cronTZ + tz + " " + cron
+}
+
+// cronUnfold splits what cronFold wrote.
+func cronUnfold(s string) (cron, tz string) {
+	rest, ok := strings.CutPrefix(s, cronTZ)
+	if !ok {
+		return s, ""
+	}
+	tz, cron, _ = strings.Cut(rest, " ")
+	return cron, tz
 }

@@ -135,6 +135,25 @@ func (c *Conn) Delete(id uint64) error {
 	return c.expect("delete "+strconv.FormatUint(id, 10), "DELETED")
 }
 
+// ReserveJob reserves the job with the given id, whatever its state
+// (reserve-job, beanstalkd 1.12 and stalkd).
+func (c *Conn) ReserveJob(id uint64) (Job, error) {
+	line := "reserve-job " + strconv.FormatUint(id, 10)
+	r, err := c.Do(line, nil)
+	if err != nil {
+		return Job{}, err
+	}
+	if r.Word != "RESERVED" {
+		return Job{}, replyError(line, r)
+	}
+	return Job{ID: id, Body: r.Body}, nil
+}
+
+// Bury buries a job this connection has reserved, with priority pri.
+func (c *Conn) Bury(id uint64, pri uint32) error {
+	return c.expect(fmt.Sprintf("bury %d %d", id, pri), "BURIED")
+}
+
 // KickJob kicks one buried or delayed job.
 func (c *Conn) KickJob(id uint64) error {
 	return c.expect("kick-job "+strconv.FormatUint(id, 10), "KICKED")

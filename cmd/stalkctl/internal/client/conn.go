@@ -9,6 +9,7 @@ import (
 	"net"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -30,6 +31,8 @@ type Conn struct {
 	nc net.Conn
 	r  *bufio.Reader
 	w  *bufio.Writer
+
+	interrupted atomic.Bool // Interrupt was called: every deadline is past
 }
 
 // Reply is one reply: its first word, the words after it, the whole line
@@ -78,9 +81,23 @@ func (c *Conn) Close() error {
 	return c.nc.Close()
 }
 
+// Interrupt makes the command in progress, and every later one, fail at
+// once with a timeout error. Unlike the other methods it may be called
+// from any goroutine (a signal handler's), concurrently with a command.
+func (c *Conn) Interrupt() {
+	c.interrupted.Store(true)
+	c.nc.SetDeadline(pastDeadline)
+}
+
+// pastDeadline is a deadline long gone.
+var pastDeadline = time.Unix(1, 0)
+
 // deadline arms the per-command deadline.
 func (c *Conn) deadline() {
-	if c.Timeout > 0 {
+	switch {
+	case c.interrupted.Load():
+		c.nc.SetDeadline(pastDeadline)
+	case c.Timeout > 0:
 		c.nc.SetDeadline(time.Now().Add(c.Timeout))
 	}
 }

@@ -12,5 +12,7 @@
 //
 // A Conn is not safe for concurrent use: one goroutine issues its commands.
 // Every command sets an I/O deadline of Conn.Timeout (when non-zero), so a
-// silent server cannot hang a caller forever.
+// silent server cannot hang a caller forever. The one exception is
+// Interrupt, which another goroutine may call to make the command in
+// progress fail at once (stalkctl top on a signal).
 package client

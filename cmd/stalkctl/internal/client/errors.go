@@ -15,8 +15,9 @@ var (
 	ErrUnknownCommand = errors.New("unknown command")
 	// ErrBadFormat: the server could not parse the command.
 	ErrBadFormat = errors.New("bad format")
-	// ErrNoSpace: the server could not allocate the job.
-	ErrNoSpace = errors.New("server out of memory")
+	// ErrNoSpace: the server cannot take the job now (OUT_OF_MEMORY: out of
+	// memory or disk, or a stalkd tube at its max_ready): try again later.
+	ErrNoSpace = errors.New("the server cannot take the job now (out of memory or disk, or the tube is at its max_ready): try again later")
 	// ErrInternal: the server reported an internal error.
 	ErrInternal = errors.New("server internal error")
 	// ErrDraining: the server is in drain mode and refuses new jobs.
@@ -25,9 +26,10 @@ var (
 	ErrJobTooBig = errors.New("job too big for the server's max-job-size")
 	// ErrExpectedCRLF: the body was not followed by CRLF.
 	ErrExpectedCRLF = errors.New("expected CRLF after the job body")
-	// ErrBuried: the job was inserted but buried (the server ran out of
-	// memory growing the ready queue); see BuriedError for its id.
-	ErrBuried = errors.New("job buried by the server (out of memory)")
+	// ErrBuried: the job was stored but buried (the server could not queue
+	// it: out of memory, or a stalkd tube at its max_ready with overflow
+	// bury); see BuriedError for its id.
+	ErrBuried = errors.New("stored, but buried: the server could not queue it (out of memory, or the tube is at its max_ready)")
 	// ErrProtocol: the reply did not follow the protocol.
 	ErrProtocol = errors.New("unexpected reply")
 )
