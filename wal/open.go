@@ -40,7 +40,11 @@ func (l *Log) load() error {
 	if err := sc.run(files); err != nil {
 		return err
 	}
+	files = sc.kept(files)
 	if err := sc.checkEnd(l.dir, files, man); err != nil {
+		return err
+	}
+	if err := l.dropUnwritten(sc); err != nil {
 		return err
 	}
 	img := sc.img
@@ -154,6 +158,25 @@ func (l *Log) repairAndOpen(sc *scan, files []segFile) (uint64, error) {
 	}
 	l.cur = f
 	return sc.next - 1, nil
+}
+
+// dropUnwritten deletes the empty segment files the scan found after the
+// log's torn end (see scan.run), durably.
+func (l *Log) dropUnwritten(sc *scan) error {
+	if len(sc.unwritten) == 0 {
+		return nil
+	}
+	for _, f := range sc.unwritten {
+		if err := os.Remove(f.path); err != nil {
+			return fmt.Errorf("wal: repair torn tail: %w", err)
+		}
+	}
+	if err := l.hook.syncDir(l.dir); err != nil {
+		return fmt.Errorf("wal: repair torn tail: %w", err)
+	}
+	l.log.Warn().Str("file", sc.unwritten[0].path).Int("files", len(sc.unwritten)).Uint64("index", sc.next).
+		Msg("torn tail repaired: empty segment files after the unfinished end of the log were deleted")
+	return nil
 }
 
 // createFirst creates segment 1 of a fresh log, as tidwall/wal does in an

@@ -62,6 +62,7 @@ func ReadJobs(dir string, fn func(r *jobs.Record)) (DirInfo, error) {
 	if err := sc.run(files); err != nil {
 		return DirInfo{}, err
 	}
+	files = sc.kept(files)
 	var mp *manifest
 	if found {
 		mp = &man
