@@ -27,7 +27,8 @@ import (
 // at a different point, share the directory; they take turns at each fsync
 // policy (-f0, the default -f 50, -F): a process crash loses nothing
 // acknowledged at any of them, since every reply follows the write(2) of
-// its records.
+// its records. Every 40th body is large (20 KB: written around the chunk,
+// from the job's memory).
 func TestCrashRecovery(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and kills the real binary")
@@ -190,7 +191,11 @@ func produce(addr string, tr *tracker, stop <-chan struct{}, name string) {
 			return
 		default:
 		}
-		body := fmt.Sprintf("%s-%d-%s", name, n, strings.Repeat("x", n%200))
+		pad := n % 200
+		if n%40 == 39 {
+			pad = 20_000 + n%1000 // large: the log writes it from the job's memory (writev)
+		}
+		body := fmt.Sprintf("%s-%d-%s", name, n, strings.Repeat("x", pad))
 		line, _, err := c.do(fmt.Sprintf("put %d 0 60 %d\r\n%s\r\n", n%5, len(body), body))
 		if err != nil {
 			return // killed: this put is in doubt
