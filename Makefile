@@ -58,8 +58,8 @@ unit:
 # Every test that skips or shrinks under -race (it checks allocations or
 # memory, which the race detector changes, or runs a long model): cmd/stalkd's
 # TestNoRacePassCoversRaceSkippedTests keeps these two lines complete.
-NORACE_PKGS  := ./jobs ./engine ./engine/embed
-NORACE_TESTS := ^(TestSteadyStateAllocations|TestSteadyStateAllocationsWithPolicy|TestSessionSize|TestServeAllocatesNothingPerCommand|TestOpenConnAllocations|TestEmbedSteadyStateAllocations|TestMemoryGoesBackAfterDrain|TestModel)$$
+NORACE_PKGS  := ./jobs ./engine ./engine/embed ./wal
+NORACE_TESTS := ^(TestSteadyStateAllocations|TestSteadyStateAllocationsWithPolicy|TestFlushAllocatesNothing|TestSessionSize|TestServeAllocatesNothingPerCommand|TestOpenConnAllocations|TestEmbedSteadyStateAllocations|TestMemoryGoesBackAfterDrain|TestModel)$$
 norace:
 	$(GO) test -count=1 -timeout 5m -run '$(NORACE_TESTS)' $(NORACE_PKGS)
 

@@ -291,7 +291,17 @@ func (cn *conn) tooMuchInbound() bool {
 
 // flush writes the replies that may be sent, in one write, and updates the
 // connection's registrations. It returns Close once a quit may take effect.
+//
+// Replies held for the journal are what this batch of commands logged: the
+// journal's records are written first (Queue.Flush: one write(2) of every
+// record buffered, on this event loop, never an fsync), so that with -f MS
+// and -F they are committed before the replies go out, in this same
+// callback; with -f0 they wait for the fsync the journal's own goroutine
+// makes, and its commit wakes the connection.
 func (cn *conn) flush() gnet.Action {
+	if !cn.held.empty() {
+		cn.srv.queue.Flush()
+	}
 	for {
 		var body []byte
 		if !cn.held.empty() {

@@ -56,7 +56,8 @@
 //	jobs/jobsmodel                jobs                                          -
 //	jobs/policy                   jobs/internal/{cron,tubename}                 -
 //	wal                           jobs, wal/binlog, wal/failpoint,              stretchr/testify
-//	                              wal/internal/fields, rs/zerolog, tidwall/wal
+//	                              wal/internal/fields, rs/zerolog,
+//	                              tidwall/wal, x/sys
 //	wal/binlog                    -                                             engine/enginetest, stretchr/testify
 //	wal/failpoint                 -                                             -
 //	wal/internal/fields           jobs                                          stretchr/testify
@@ -187,7 +188,12 @@
 //
 // A reply to a change that the journal has not committed yet is held, with
 // every reply after it, in command order; the commands themselves keep
-// running. Journal commits (Queue.Subscribe) wake the connection to send
+// running. At the end of the batch, before writing the replies, the
+// connection has the journal write what the batch logged (Queue.Flush: one
+// write(2) into the page cache, on this event loop, never an fsync): with
+// -f MS and -F that commits it, and the replies go out in the same
+// callback. With -f0 the journal's sync goroutine commits after its
+// fsync, and journal commits (Queue.Subscribe) wake the connection to send
 // them. A client that keeps sending while its commands wait is cut off
 // past Config.InboundLimit (blocked in reserve) or
 // Config.StalledInboundLimit (a slow reader), and the memory held for all

@@ -32,6 +32,7 @@ func (cn *conn) answerAtEOF() {
 		cn.decodeAll()
 	}
 	if !cn.held.empty() {
+		cn.srv.queue.Flush()
 		cn.out = cn.held.release(cn.out, cn.srv.queue)
 	}
 	if len(cn.out) > 0 {

@@ -35,7 +35,11 @@
 // With a Journal (package wal), every change that must survive a restart is
 // appended under the job's tube lock before it is applied; mutating methods
 // return a sequence number, and the caller acknowledges the change only once
-// Queue.Committed says so. Without one, sequence numbers are 0.
+// Queue.Committed says so. Without one, sequence numbers are 0. A journal
+// that is a Flusher only buffers in Append: whoever wants the records
+// written calls Queue.Flush (a server at the end of each batch of
+// commands, a caller before it waits for a commit; Run after firing
+// timers).
 //
 // # Concurrency and lock order
 //

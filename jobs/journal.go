@@ -139,6 +139,32 @@ type Journal interface {
 	File(id uint64) int
 }
 
+// Flusher is implemented by a journal whose Append only buffers records and
+// whose records are written by the goroutines that want them written (the
+// event loop of a server, at the end of its batch of commands; a caller
+// about to wait for a commit; the queue's timer driver after firing). A
+// journal without it writes its records on its own (package wal/raft).
+//
+// Concurrency: Flush is safe for concurrent use and is called with no lock
+// of the queue held. It writes every record appended before the call, by
+// any goroutine, to the operating system, or returns once another
+// goroutine has; it may wait for such a write(2), never for an fsync, and
+// never for a lock held across one. A failure to write is reported through
+// Committed, like any other.
+type Flusher interface {
+	Flush()
+}
+
+// Flush has the journal write the records appended so far (see Flusher);
+// a no-op in memory or with a journal that writes on its own. Call it with
+// no lock of the queue held, before acknowledging changes or waiting for
+// their commit.
+func (q *Queue) Flush() {
+	if q.flusher != nil {
+		q.flusher.Flush()
+	}
+}
+
 // Subscribe registers fn to be called each time the queue's journal commits
 // (Committed may then answer differently), from the journal's own goroutine
 // and never with a queue lock held. Without a journal fn is never called:

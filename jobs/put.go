@@ -9,10 +9,8 @@ import "time"
 // ErrDraining; the id is spent either way. A tube at its policy's
 // max_ready overflows (overflow.go): ErrQueueFull (nothing stored),
 // ErrPutBuried (the job is stored, buried: id and seq are valid) or nil
-// with the job stored in the dead-letter tube. A tube whose policy has
-// unique keys answers a duplicate with the id of the job it duplicates and
-// stores nothing (unique.go). The policy's rules run through the tube's
-// hook (hook.go).
+// with the job stored in the dead-letter tube. The policy's rules run
+// through the tube's hook (hook.go).
 func (s *Session) Put(r PutRequest) (id, seq uint64, err error) {
 	q := s.q
 	id = r.ID

@@ -25,6 +25,7 @@ type Queue struct {
 	clock      Clock
 	journal    Journal
 	ids        IDSource // the journal, when it hands out ids itself
+	flusher    Flusher  // the journal, when its callers write its records
 	replicated bool
 
 	nextID   atomic.Uint64 // the next id to hand out
@@ -49,6 +50,7 @@ func New(cfg Config) *Queue {
 		q.clock = NewSystemClock()
 	}
 	q.ids, _ = cfg.Journal.(IDSource)
+	q.flusher, _ = cfg.Journal.(Flusher)
 	q.nextID.Store(1)
 	q.tubes.byName = make(map[string]*tube)
 	q.pols.byName = make(map[string]*policyEntry)

@@ -201,6 +201,7 @@ func (q *Queue) Run(ctx context.Context) {
 	for {
 		now := q.clock.Now()
 		q.fire(now)
+		q.Flush() // what the timers changed goes to the journal now, not with the next command
 		// While next reads the shards one by one, a timer armed in a shard
 		// it has passed would go unseen: until the sleep is planned, every
 		// arming kicks the driver.

@@ -8,14 +8,14 @@ import (
 
 // Append implements jobs.Journal: it gives rec the next sequence number and
 // wal index, notes where the job's latest whole record will be, and queues
-// rec for the writer. It never does I/O and never waits; the lock it takes
-// is held for a few field updates. Safe for concurrent use (the queue calls
-// it holding the job's tube lock). rec.Body is kept, not copied, until
-// written.
+// rec for the next Flush (writer.go). It never does I/O and never waits;
+// the lock it takes is held for a few field updates. Safe for concurrent
+// use (the queue calls it holding the job's tube lock). rec.Body is kept,
+// not copied, until written.
 //
 // It refuses with ErrJournal once the journal has failed or closed, and
 // with ErrNoSpace a put while the disk is full (low-space mode, or no id
-// lease could be recorded) or the writer is far behind, and an update once low-space mode has used half of
+// lease could be recorded) or the writers are far behind, and an update once low-space mode has used half of
 // the reserve. A record the format cannot hold (an unknown kind or state)
 // is refused with an error wrapping ErrJournal. Deletes, clears and compaction moves are refused only by a
 // dead journal, and so are policy records (compaction must be able to
@@ -37,8 +37,13 @@ func (l *Log) Append(rec jobs.Record) (uint64, error) {
 	l.pending.push(pendingRec{rec: rec, index: idx, seq: seq})
 	l.pendingBytes += size
 	l.track(&rec, idx, size, moving)
+	l.appended.Store(seq)
+	idle := !l.watching
+	l.watching = true
 	l.mu.Unlock()
-	signal(l.wake)
+	if idle {
+		signal(l.wake) // the sync goroutine's backstop sleeps: start it
+	}
 	return seq, nil
 }
 
@@ -71,12 +76,7 @@ func (l *Log) track(rec *jobs.Record, idx uint64, size int64, moving bool) {
 	l.maxID = max(l.maxID, rec.ID)
 	switch rec.Kind {
 	case jobs.RecPut:
-		if old, ok := l.jobs.get(rec.ID); ok {
-			l.live -= int64(old.size)
-		}
-		l.jobs.set(rec.ID, loc{index: idx, size: uint32(size)})
-		l.live += size
-		l.whole = append(l.whole, wholeRec{index: idx, id: rec.ID})
+		l.live += size - int64(l.jobs.set(rec.ID, idx, uint32(size)))
 		if moving {
 			l.migrated++
 		}
@@ -96,8 +96,8 @@ func (l *Log) track(rec *jobs.Record, idx uint64, size int64, moving bool) {
 
 // forget drops job id from the index. Called with mu held.
 func (l *Log) forget(id uint64) {
-	if old, ok := l.jobs.del(id); ok {
-		l.live -= int64(old.size)
+	if size, ok := l.jobs.del(id); ok {
+		l.live -= int64(size)
 	}
 }
 

@@ -1,16 +1,17 @@
 package wal
 
 import (
+	"sort"
 	"time"
 )
 
 // Compaction. Only the latest whole record of a live job (and the updates
-// after it) is needed; every other byte is garbage. tidwall/wal can only
+// after it) is needed; every other byte is garbage. The log can only
 // drop whole segments from the front, so the compactor cleans the oldest
 // segments: it asks the queue to write every live job whose latest whole
 // record is there again (Rewrite appends a fresh put record with the job's
 // current state under its tube lock), waits until those are fsynced, and
-// has the writer truncate the front. Updates in the cleaned segments are
+// has the sync goroutine truncate the front. Updates in the cleaned segments are
 // then dead too, because each job's whole record is older than its updates.
 //
 // It starts when garbage exceeds live + one segment and cleans until the
@@ -19,9 +20,9 @@ import (
 // released again and again included: their update records are garbage as
 // soon as the job is moved).
 //
-// The front is cut at the last entry of the last cleaned segment, so
-// tidwall/wal's TruncateFront copies that one entry into a new file instead
-// of a whole segment.
+// The front is cut at the last entry of the last cleaned segment, so the
+// truncation (cutFront) copies that one entry into a new file instead of a
+// whole segment, and never touches the tail segment the writers append to.
 
 // compactNeeded is the trigger. Called with mu held.
 func (l *Log) compactNeeded() bool {
@@ -70,65 +71,95 @@ func (l *Log) compactRound(q queue) bool {
 	if !l.keepPolicies(q, cut) {
 		return false
 	}
-	ok := l.truncate(cut) // the writer counts it (compacted) as it publishes truncDone
+	ok := l.truncate(cut) // the sync goroutine counts it (compacted) as it publishes truncDone
 	l.log.Debug().Int("jobs_moved", len(ids)).Uint64("first_index", cut).Bool("ok", ok).Float64("took_ms", msSince(start)).Msg("compaction round")
 	return ok
 }
 
 // plan picks the oldest segments to clean and the live jobs to move out of
-// them; cut is the first index after them (0: nothing worth doing).
+// them; cut is the first index after them (0: nothing worth doing). It
+// reads the job table a chunk at a time (scanJobs), so the writers are
+// never held up for more than that.
 func (l *Log) plan() (ids []uint64, cut uint64) {
 	l.mu.Lock()
-	defer l.mu.Unlock()
 	if !l.compactNeeded() {
+		l.mu.Unlock()
 		return nil, 0
 	}
-	segs := l.segs.segs
-	target := l.live*3/2 + l.segs.size
+	segs := append([]segment(nil), l.segs.segs...)
+	total, target := l.segs.total, l.live*3/2+l.segs.size
+	l.mu.Unlock()
+	liveIn := make([]int64, len(segs)) // bytes of live whole records per segment
+	l.scanJobs(func(_, index uint64, size uint32) {
+		liveIn[segmentOf(segs, index)] += int64(size)
+	})
 	var freed, moved int64
-	w, k := l.wholeHead, 0
+	k := 0
 	for k < len(segs)-1 {
-		end := segs[k+1].start
-		for ; w < len(l.whole) && l.whole[w].index < end; w++ {
-			if r := l.whole[w]; l.current(r) {
-				ids = append(ids, r.id)
-				lc, _ := l.jobs.get(r.id)
-				moved += int64(lc.size)
-			}
-		}
 		freed += segs[k].bytes
+		moved += liveIn[k]
 		k++
-		if end-1 > segs[0].start && l.segs.total-freed+moved <= target {
+		if segs[k].start-1 > segs[0].start && total-freed+moved <= target {
 			break
 		}
 	}
 	cut = segs[k].start
 	if cut-1 <= segs[0].start || freed-moved <= 0 {
+		l.mu.Lock()
 		l.compactAfter = l.segs.total + l.segs.size/4
+		l.mu.Unlock()
 		return nil, 0
 	}
+	l.scanJobs(func(id, index uint64, _ uint32) {
+		if index < cut {
+			ids = append(ids, id)
+		}
+	})
 	return ids, cut
 }
 
-// current reports whether r is still the latest whole record of a live
-// job. Called with mu held.
-func (l *Log) current(r wholeRec) bool {
-	lc, ok := l.jobs.get(r.id)
-	return ok && lc.index == r.index
+// segmentOf is the position in segs of the segment holding index.
+func segmentOf(segs []segment, index uint64) int {
+	return max(sort.Search(len(segs), func(i int) bool { return segs[i].start > index })-1, 0)
+}
+
+// scanJobs calls fn for every live job, taking mu for one chunk of the
+// table at a time, and for the ids kept apart (far) last. Jobs put during
+// the scan may be missed; every job live throughout is seen (a job the
+// table moves apart meanwhile is found there). Compactor only.
+func (l *Log) scanJobs(fn func(id, index uint64, size uint32)) {
+	l.mu.Lock()
+	lo, hi := l.jobs.base, l.jobs.end()
+	l.mu.Unlock()
+	for c := lo; c < hi; c += locChunk {
+		l.mu.Lock()
+		l.jobs.each(c, c+locChunk, false, fn)
+		l.mu.Unlock()
+	}
+	l.mu.Lock()
+	l.jobs.each(0, 0, true, fn)
+	l.mu.Unlock()
 }
 
 // truncate checks that no live job still has its whole record before cut,
 // queues a meta record naming the new start (and the id high-water mark),
-// and waits for the writer to make it durable and truncate the front.
+// and waits for the sync goroutine to make it durable and truncate the
+// front. The check reads the table a chunk at a time: a job's whole record
+// only ever moves forward, to the log's end, so a job found clean stays
+// clean.
 func (l *Log) truncate(cut uint64) bool {
+	var stuck uint64
+	l.scanJobs(func(id, index uint64, _ uint32) {
+		if index < cut && stuck == 0 {
+			stuck = id
+		}
+	})
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	for w := l.wholeHead; w < len(l.whole) && l.whole[w].index < cut; w++ {
-		if r := l.whole[w]; l.current(r) {
-			l.log.Warn().Uint64("job_id", r.id).Msg("compaction could not move a job; retrying later")
-			l.compactAfter = l.segs.total + l.segs.size/4
-			return false
-		}
+	if stuck != 0 {
+		l.log.Warn().Uint64("job_id", stuck).Msg("compaction could not move a job; retrying later")
+		l.compactAfter = l.segs.total + l.segs.size/4
+		return false
 	}
 	if l.failed != nil || l.closing {
 		return false
@@ -146,7 +177,8 @@ func (l *Log) truncate(cut uint64) bool {
 }
 
 // serveTruncate performs a truncation the compactor asked for, once its
-// meta record is durable. Writer only.
+// meta record is durable. Sync goroutine only. The writers keep appending
+// meanwhile: a truncation never touches the tail segment (see cutFront).
 func (l *Log) serveTruncate() {
 	l.mu.Lock()
 	want, m, done, durable := l.truncWant, l.truncMeta, l.truncDone, l.durableIndex
@@ -154,31 +186,26 @@ func (l *Log) serveTruncate() {
 	if want <= done || durable < m {
 		return
 	}
-	err := l.store.TruncateFront(want)
+	first, err := l.hook.cutFront(l, want)
 	if err != nil {
-		l.log.Error().Err(err).Uint64("first_index", want).Msg("truncating the front of the log failed; reopening it")
-		l.store.Close()
-		st, oerr := l.hook.openStore(l.dir, l.opts.SegmentSize)
-		if oerr != nil {
-			l.fail(oerr)
-			return
-		}
-		l.store = st
+		l.log.Error().Err(err).Uint64("first_index", want).Msg("truncating the front of the log failed; retrying later")
 	}
-	if serr := syncDir(l.dir); serr != nil {
+	if serr := l.hook.syncDir(l.dir); serr != nil {
 		l.log.Error().Err(serr).Msg("fsync of the directory after a truncation failed")
 	}
-	files, _, lerr := listSegments(l.dir)
+	var files []segFile
+	if err != nil {
+		files, _, _ = listSegments(l.dir)
+	}
 	l.mu.Lock()
 	l.truncDone, l.truncErr = want, err
 	l.metrics.compacted(err == nil) // before anyone can see truncDone
 	if err == nil {
 		l.compactAfter = 0
+		l.dropFront(first)
 	} else {
 		l.compactAfter = l.segs.total + l.segs.size/4 // back off
-	}
-	if lerr == nil && len(files) > 0 {
-		l.resyncSegments(files)
+		l.relist(files)
 	}
 	l.cond.Broadcast()
 	l.mu.Unlock()
@@ -187,23 +214,29 @@ func (l *Log) serveTruncate() {
 	}
 }
 
-// resyncSegments replaces the segment picture with what is on disk and
-// forgets whole records before the first segment. Called with mu held, by
-// the writer while it is idle (so the files do not move).
-func (l *Log) resyncSegments(files []segFile) {
-	if t := files[len(files)-1]; t.start != l.segs.tail().start || t.size != l.segs.tail().bytes {
-		l.log.Error().Uint64("disk_first_index", t.start).Int64("disk_size_bytes", t.size).
-			Uint64("first_index", l.segs.tail().start).Int64("size_bytes", l.segs.tail().bytes).
-			Msg("segment picture drifted from the files; resynced")
+// dropFront replaces the segments before first's successor with first (the
+// new first segment a truncation wrote). Called with mu held.
+func (l *Log) dropFront(first segment) {
+	segs := l.segs.segs
+	k := 0
+	for k < len(segs)-1 && segs[k+1].start <= first.start {
+		k++
 	}
-	l.segs.reset(segmentsOf(files))
-	first := files[0].start
-	for l.wholeHead < len(l.whole) && l.whole[l.wholeHead].index < first {
-		l.wholeHead++
+	segs[k] = first
+	l.segs.reset(append(segs[:0], segs[k:]...))
+	l.jobs.floor = first.start // every live record lies from here on
+}
+
+// relist brings the picture of every segment but the tail (which the
+// writers own) in line with the files after a failed truncation. Called
+// with mu held.
+func (l *Log) relist(files []segFile) {
+	tail := l.segs.tail()
+	var segs []segment
+	for _, f := range files {
+		if f.start < tail.start {
+			segs = append(segs, segment{start: f.start, bytes: f.size})
+		}
 	}
-	if l.wholeHead > len(l.whole)/2 {
-		n := copy(l.whole, l.whole[l.wholeHead:])
-		l.whole = l.whole[:n]
-		l.wholeHead = 0
-	}
+	l.segs.reset(append(segs, tail))
 }

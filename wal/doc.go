@@ -1,13 +1,15 @@
 // Package wal is stalkd's journal: a crash-safe write-ahead log of job
-// records on github.com/tidwall/wal segments, implementing jobs.Journal.
+// records in segment files of github.com/tidwall/wal's format,
+// implementing jobs.Journal and jobs.Flusher.
 //
 // # Usage
 //
 //	l, err := wal.Open(dir, wal.Options{SyncInterval: wal.DefaultSyncInterval, Logger: log})
 //	if err != nil { ... }              // locked by another server, or corrupt
 //	q := jobs.New(jobs.Config{Journal: l})
-//	if err := l.Replay(q); err != nil { ... } // restores the jobs, starts the writer
-//	... serve q; reply to a change only once q.Committed(seq) says so ...
+//	if err := l.Replay(q); err != nil { ... } // restores the jobs, starts the sync goroutine
+//	... serve q; q.Flush() (writes what was appended), then reply to a
+//	    change only once q.Committed(seq) says so ...
 //	l.Close()                          // writes and fsyncs everything, unlocks
 //
 // # Durability
@@ -16,11 +18,15 @@
 //	-f0              after the fsync that covers it    before the reply
 //	-f MS (def. 50)  once written to the OS            within MS (a timer fsyncs)
 //	-F               once written to the OS            when the OS decides
+//	                                                   (a full segment: once
+//	                                                   the next one starts)
 //
 // Whatever the setting, a crash of the process alone (SIGKILL) loses
 // nothing acknowledged; a crash of the machine loses at most the last MS
 // of acknowledged changes with -f MS, and anything with -F. Nothing is
-// ever acknowledged that was not written.
+// ever acknowledged that was not written. cmd/stalkd's crash test kills
+// the server at each setting; the power-loss tests here (powerloss_test.go)
+// cut the files back to their last fsync under a running log.
 //
 // # Ids never repeat
 //
@@ -55,13 +61,13 @@
 //
 // # Format
 //
-// Each tidwall/wal entry holds one record: a CRC32-C checksum, a kind and
+// Each entry holds one record: a CRC32-C checksum, a kind and
 // its fields (format.go is the specification, with the format's own kind
 // and state numbers; golden fixtures in testdata/ pin it, and
 // AppendRecord/DecodeRecord are its public API): a put carries the whole job, an update every
 // field but tube and body, a delete the id, a clear (clear-tube) the ids of
-// every job it removes, in one record. The writer adds a meta record
-// after each fsync and before each front truncation: the highest entry
+// every job it removes, in one record. A meta record follows each fsync
+// (with the next records written) and precedes each front truncation: the highest entry
 // known fsynced (so damage the fsync had covered is told apart from a
 // torn write), the first entry the log must still hold (a missing head
 // segment is detected), and the highest job id ever logged (ids continue
@@ -69,15 +75,34 @@
 // segment file is named after the index of its first entry; that number is
 // what stats-job reports as "file" and stats as binlog-*-index.
 //
-// # Group commit
+// The files are tidwall/wal's (a directory of segments named by their first
+// index, each entry a uvarint length and the data): tidwall/wal reads what
+// this package writes (TestTidwallReadsTheLog) and finishes a front
+// truncation a crash interrupted, at Open. The journal writes the segments
+// itself (writer.go): tidwall/wal holds its mutex across Sync and fsyncs a
+// closed segment inside WriteBatch, which would put an fsync on the event
+// loop, and keeps an image of the tail segment in memory, grown by append
+// (two thirds of the bytes a server with the log allocated, see
+// benchmarks/BENCHMARKS.md). The journal never reads entries back while
+// running, so it keeps no image.
+//
+// # Writing and group commit
 //
 // Append does no I/O and waits for nothing: under a short mutex it
 // numbers the record, notes where the job's whole record will be, and
-// queues it. One writer goroutine takes everything queued, writes it in
-// chunks of at most a quarter of the space reserve (one write(2) per
-// chunk), fsyncs per the policy, then publishes Committed and calls the
-// subscribers. Records that arrive while it writes or fsyncs form the next
-// batch, so with -f0 one fsync acknowledges every waiting client.
+// queues it. Flush (jobs.Flusher) writes everything queued, on the caller's
+// goroutine: a server's event loop calls it at the end of each read,
+// before it replies, so a batch of commands costs one write(2) into the
+// page cache (one per chunk of at most a quarter of the space reserve), as
+// in beanstalkd; waiters call it before they wait. Writers are serialized
+// by a mutex that is never held across an fsync. With -f MS and -F a
+// record is committed once written: the replies go out in the same
+// callback. The fsyncs are the sync goroutine's: with -f0 each write wakes
+// it, it fdatasyncs what was written and then publishes Committed and
+// calls the subscribers; records written while it syncs form the next
+// group, so one fsync acknowledges every waiting client. A record no one
+// flushes (a timer's, a compaction's) is written by the sync goroutine
+// within 100 ms.
 //
 // # Space
 //
@@ -90,8 +115,9 @@
 // again and puts resume. Any other write error, an fsync error or a second
 // full-disk failure kills the journal: Committed reports the error, every
 // later Append fails with jobs.ErrJournal, and the log loudly says so. The
-// directory is rolled back to its last complete record first, so the next
-// start finds a clean log.
+// segment is cut back to its last complete record first, so the next
+// start finds a clean log (neither step fsyncs: the writer may be an event
+// loop; a cut a crash loses is a torn tail, repaired at Open).
 //
 // # Recovery
 //
@@ -100,8 +126,8 @@
 // it is cut off, with a warning naming the file, offset and bytes dropped;
 // every complete record before it is kept. The log knows where it ends
 // from DIR/manifest (see manifest.go), rewritten atomically at Open, when
-// a segment is created, when the first entry of a new last segment is
-// fsynced, for each block of ids leased and at Close (the id lease, above):
+// a new segment's predecessors are fsynced, when the first entry of a new
+// last segment is fsynced, for each block of ids leased and at Close (the id lease, above):
 // a last segment file deleted, emptied or cut before what the
 // manifest vouches for is damage, not a torn tail. Any other damage (a
 // checksum mismatch, a missing segment, first, middle or last) refuses to
@@ -141,12 +167,16 @@
 //
 // # Concurrency and lock order
 //
-// Append, Committed, Subscribe, File, Stats, NextID and EnsureNextID are
-// safe for concurrent use. The queue calls Append holding a tube lock, so
-// the order is: tube lock, then Log.mu; manifest writes (the writer's and
-// the id lease's) are serialized by Log.manMu, taken before Log.mu. The
-// lease's own lock may be held while taking Log.mu, never manMu (it
-// records a block holding neither). The compactor calls Queue.Rewrite holding no lock of the Log;
-// the writer fires subscribers holding none. Only the writer touches the
+// Append, Flush, Committed, Subscribe, File, Stats, NextID and
+// EnsureNextID are safe for concurrent use. The queue calls Append holding
+// a tube lock, so the order is: tube lock, then Log.mu. Flush is called
+// with no queue lock held and takes Log.wmu (the writers' mutex, held
+// across write(2) only) before Log.mu. Manifest writes (the sync
+// goroutine's and the id lease's) are serialized by Log.manMu, taken after
+// wmu and before Log.mu. The lease's own lock may be held while taking
+// Log.mu, never manMu (it records a block holding neither). The compactor
+// calls Queue.Rewrite holding no lock of the Log; subscribers are fired
+// holding none. The writer (whoever holds wmu) appends to the current
+// segment file; only the sync goroutine fsyncs, closes and deletes
 // segment files once Replay has started.
 package wal

@@ -2,6 +2,6 @@
 
 package wal
 
-// failpointStore is the seam of the robustness suite's disk faults: the
-// store itself here; failpoints_on.go (-tags failpoints) wraps it.
-func failpointStore(s store) store { return s }
+// failpointFile is the seam of the robustness suite's disk faults: the
+// segment file itself here; failpoints_on.go (-tags failpoints) wraps it.
+func failpointFile(f appendFile) appendFile { return f }

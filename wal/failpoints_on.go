@@ -2,32 +2,28 @@
 
 package wal
 
-import (
-	twal "github.com/tidwall/wal"
+import "github.com/stalkd/stalkd/wal/failpoint"
 
-	"github.com/stalkd/stalkd/wal/failpoint"
-)
-
-// A test build (-tags failpoints) wraps the segment store so that the
+// A test build (-tags failpoints) wraps each segment file so that the
 // robustness suite can stall or fail its writes and fsyncs (package
 // failpoint: points wal.write and wal.sync). Production builds compile
 // failpoints_off.go instead.
-func failpointStore(s store) store { return fpStore{s} }
+func failpointFile(f appendFile) appendFile { return fpFile{f} }
 
 func init() { failpoint.Start() }
 
-type fpStore struct{ store }
+type fpFile struct{ appendFile }
 
-func (s fpStore) WriteBatch(b *twal.Batch) error {
+func (f fpFile) Writev(bufs [][]byte) (int, error) {
 	if err := failpoint.Hit("wal.write"); err != nil {
-		return err
+		return 0, err
 	}
-	return s.store.WriteBatch(b)
+	return f.appendFile.Writev(bufs)
 }
 
-func (s fpStore) Sync() error {
+func (f fpFile) Sync() error {
 	if err := failpoint.Hit("wal.sync"); err != nil {
 		return err
 	}
-	return s.store.Sync()
+	return f.appendFile.Sync()
 }

@@ -2,73 +2,37 @@ package wal
 
 import (
 	"fmt"
-	"os"
 )
 
-// Write failures. tidwall/wal keeps the current segment in memory and
-// appends to it before writing, so after a failed write its picture no
-// longer matches the file (which may hold part of the batch). The writer
-// therefore rolls the directory back to where it was before the chunk:
-// closes tidwall/wal, deletes segment files the chunk created, truncates the
-// current one to its old size, and reopens. Then:
+// Write failures. A chunk is one write(2) to the current segment file, which
+// may have taken part of it before failing. The writer cuts the file back
+// to where it was before the chunk (the file is opened O_APPEND, so the
+// retry lands where the chunk should have), then:
 //   - disk full (ENOSPC, EDQUOT): release the space reserve and retry once;
-//   - anything else, or a second failure: the journal is dead (fail).
+//   - anything else, or a second failure: the journal is dead (fail), and
+//     the file ends at its last complete record, so the next start finds a
+//     clean log.
+//
+// Neither step fsyncs: the writer may be an event loop. A cut that a crash
+// loses leaves the partial chunk after the last complete record, which Open
+// repairs as a torn tail (no meta after it vouches for it).
 
-// recoverWrite handles a failed WriteBatch of recs; pre is the current
-// segment before it. It returns nil once the chunk is written. It logs
-// nothing itself: a failure it returns is logged once, by fail, and a
-// full disk it recovers from is logged by releaseReserve.
-func (l *Log) recoverWrite(err error, pre segment, recs []pendingRec) error {
-	if rerr := l.rollback(pre); rerr != nil {
-		return fmt.Errorf("wal: write: %w (and rolling back failed: %v)", err, rerr)
+// recoverWrite handles a failed write of the chunk to a segment file that
+// held pre bytes before it. It returns nil once the chunk is written. It
+// logs nothing itself: a failure it returns is logged once, by fail, and a
+// full disk it recovers from is logged by releaseReserve. wmu held.
+func (l *Log) recoverWrite(err error, pre int64) error {
+	if terr := l.cur.Truncate(pre); terr != nil {
+		return fmt.Errorf("wal: write: %w (and cutting the partial write off failed: %v)", err, terr)
 	}
 	if !isNoSpace(err) || !l.releaseReserve() {
 		return fmt.Errorf("wal: write: %w", err)
 	}
-	l.fill(recs) // the failed attempt may have consumed the batch
-	if err := l.store.WriteBatch(&l.wbatch); err != nil {
-		if rerr := l.rollback(pre); rerr != nil {
-			return fmt.Errorf("wal: write after releasing the space reserve: %w (and rolling back failed: %v)", err, rerr)
+	if _, err := l.cur.Writev(l.gather()); err != nil {
+		if terr := l.cur.Truncate(pre); terr != nil {
+			return fmt.Errorf("wal: write after releasing the space reserve: %w (and cutting the partial write off failed: %v)", err, terr)
 		}
 		return fmt.Errorf("wal: write after releasing the space reserve: %w", err)
 	}
-	return nil
-}
-
-// rollback restores the segment files to pre being the current segment with
-// pre.bytes bytes, and reopens tidwall/wal on them.
-func (l *Log) rollback(pre segment) error {
-	l.store.Close() // may fail (it fsyncs); the files are fixed below anyway
-	files, _, err := listSegments(l.dir)
-	if err != nil {
-		return err
-	}
-	for _, f := range files {
-		if f.start > pre.start {
-			if err := os.Remove(f.path); err != nil {
-				return err
-			}
-		}
-	}
-	path := segmentPath(l.dir, pre.start)
-	if info, err := os.Stat(path); err != nil {
-		return err
-	} else if info.Size() < pre.bytes {
-		return fmt.Errorf("%s holds %d bytes, fewer than the %d already written", path, info.Size(), pre.bytes)
-	}
-	if err := os.Truncate(path, pre.bytes); err != nil {
-		return err
-	}
-	if err := syncFile(path); err != nil {
-		return err
-	}
-	if err := syncDir(l.dir); err != nil {
-		return err
-	}
-	st, err := l.hook.openStore(l.dir, l.opts.SegmentSize)
-	if err != nil {
-		return err
-	}
-	l.store = st
 	return nil
 }

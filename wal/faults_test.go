@@ -14,7 +14,6 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	twal "github.com/tidwall/wal"
 
 	"github.com/stalkd/stalkd/jobs"
 )
@@ -27,15 +26,16 @@ type faults struct {
 	mu       sync.Mutex
 	dir      string
 	capacity int64 // 0: unlimited
-	writeErr error // every WriteBatch fails with it (after leaving garbage)
+	writeErr error // every segment write fails with it (after leaving garbage)
 	syncErr  error
-	truncErr error // TruncateFront fails with it
+	truncErr error // the compactor's truncation fails with it
 	truncs   int
 	syncs    int
 	writes   int
 	// syncGate, if set, makes each Sync wait for a value from it (outside
-	// the lock); synced gets a value after each Sync.
+	// the lock); syncing gets a value as each Sync begins, synced after it.
 	syncGate chan struct{}
+	syncing  chan struct{}
 	synced   chan struct{}
 }
 
@@ -58,12 +58,22 @@ func (f *faults) usage() int64 {
 
 func (f *faults) hooks() hooks {
 	return hooks{
-		openStore: func(dir string, size int64) (store, error) {
-			st, err := openTidwall(dir, size)
+		openSegment: func(path string, create bool) (appendFile, error) {
+			st, err := openSegment(path, create)
 			if err != nil {
 				return nil, err
 			}
-			return &faultStore{store: st, f: f}, nil
+			return &faultFile{appendFile: st, f: f, path: path}, nil
+		},
+		cutFront: func(l *Log, index uint64) (segment, error) {
+			f.mu.Lock()
+			err := f.truncErr
+			f.truncs++
+			f.mu.Unlock()
+			if err != nil {
+				return segment{}, &os.PathError{Op: "truncate", Path: f.dir, Err: err}
+			}
+			return l.cutFront(index)
 		},
 		makeReserve: func(path string, size int64) error {
 			f.mu.Lock()
@@ -77,48 +87,38 @@ func (f *faults) hooks() hooks {
 	}
 }
 
-type faultStore struct {
-	store
-	f *faults
+// faultFile is a segment file on the simulated disk.
+type faultFile struct {
+	appendFile
+	f    *faults
+	path string
 }
 
-func (s *faultStore) WriteBatch(b *twal.Batch) error {
+func (s *faultFile) Writev(bufs [][]byte) (int, error) {
 	s.f.mu.Lock()
 	defer s.f.mu.Unlock()
 	s.f.writes++
 	if err := s.f.writeErr; err != nil {
-		files, _, _ := listSegments(s.f.dir)
-		if len(files) > 0 {
-			g, _ := os.OpenFile(files[len(files)-1].path, os.O_APPEND|os.O_WRONLY, 0)
-			g.Write([]byte("\x40partial write garbage"))
-			g.Close()
-		}
-		return &os.PathError{Op: "write", Path: s.f.dir, Err: err}
+		n, _ := s.appendFile.Writev([][]byte{[]byte("\x40partial write garbage")})
+		return n, &os.PathError{Op: "write", Path: s.path, Err: err}
 	}
-	if err := s.store.WriteBatch(b); err != nil {
-		return err
+	n, err := s.appendFile.Writev(bufs)
+	if err != nil {
+		return n, err
 	}
 	if s.f.capacity > 0 && s.f.usage() > s.f.capacity {
-		return &os.PathError{Op: "write", Path: s.f.dir, Err: syscall.ENOSPC}
+		return n, &os.PathError{Op: "write", Path: s.path, Err: syscall.ENOSPC}
 	}
-	return nil
+	return n, nil
 }
 
-func (s *faultStore) TruncateFront(index uint64) error {
+func (s *faultFile) Sync() error {
 	s.f.mu.Lock()
-	err := s.f.truncErr
-	s.f.truncs++
+	gate, begun, done := s.f.syncGate, s.f.syncing, s.f.synced
 	s.f.mu.Unlock()
-	if err != nil {
-		return &os.PathError{Op: "truncate", Path: s.f.dir, Err: err}
+	if begun != nil {
+		begun <- struct{}{}
 	}
-	return s.store.TruncateFront(index)
-}
-
-func (s *faultStore) Sync() error {
-	s.f.mu.Lock()
-	gate, done := s.f.syncGate, s.f.synced
-	s.f.mu.Unlock()
 	if gate != nil {
 		<-gate
 	}
@@ -129,9 +129,9 @@ func (s *faultStore) Sync() error {
 	defer s.f.mu.Unlock()
 	s.f.syncs++
 	if s.f.syncErr != nil {
-		return &os.PathError{Op: "fsync", Path: s.f.dir, Err: s.f.syncErr}
+		return &os.PathError{Op: "fsync", Path: s.path, Err: s.f.syncErr}
 	}
-	return s.store.Sync()
+	return s.appendFile.Sync()
 }
 
 func newFaultHarness(t *testing.T, opts Options) (*harness, *faults) {

@@ -96,6 +96,7 @@ func (h *harness) restartRestores() {
 // never will be.
 func (h *harness) wait(seq uint64) error {
 	h.t.Helper()
+	h.l.Flush() // as every waiter does (jobs.Flusher)
 	deadline := time.After(30 * time.Second)
 	for {
 		c, err := h.l.Committed()
@@ -124,13 +125,14 @@ func settle(t *testing.T, l *Log) {
 	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
 		l.mu.Lock()
-		// Taken by the writer is not written yet: until writtenIndex
+		// Taken by a writer is not written yet: until writtenIndex
 		// catches up, segs (and so compactNeeded) lag behind the files.
 		busy := l.pending.n > 0 || l.writtenIndex+1 < l.nextIndex || l.compactNeeded() || l.truncWant > l.truncDone
 		l.mu.Unlock()
 		if !busy {
 			return
 		}
+		l.Flush()
 		signal(l.compactWake)
 		signal(l.wake)
 		time.Sleep(time.Millisecond) // waiting for goroutines, not driving time

@@ -13,18 +13,12 @@ type loc struct {
 	pos   int32
 }
 
-// wholeRec notes that entry index holds a whole record of job id. The
-// journal keeps these in index order to find the live jobs of the oldest
-// segments; an entry is stale once the job is deleted or written again.
-type wholeRec struct{ index, id uint64 }
-
 // image is the state of the jobs a log describes, built entry by entry while
 // Open scans the segments. Only Open's goroutine uses it; the Log then
 // adopts locs as its job index.
 type image struct {
 	jobs     recordList        // whole records in order of first appearance; deleted: ID 0
 	locs     locTable          // live job id -> latest whole record
-	whole    []wholeRec        // every whole record, in index order
 	live     int64             // sum of the locs' sizes
 	maxID    uint64            // highest job id any record or meta mentions
 	logStart uint64            // largest first index a meta says the log must hold
@@ -33,16 +27,10 @@ type image struct {
 	policies map[string]*imagePolicy
 }
 
-// newImage sizes the image's list of whole records for a log of logBytes
-// bytes (a small job takes some 128 bytes of log), so that 1M jobs do not
-// pay for repeated growth; the records themselves go in chunks allocated
-// as they come, so an estimate too large costs nothing.
-func newImage(logBytes int64) *image {
-	n := int(min(logBytes/128, 1<<24))
-	return &image{
-		whole: make([]wholeRec, 0, n),
-		tubes: make(map[string]string),
-	}
+// newImage returns an empty image; the records go in chunks allocated as
+// they come.
+func newImage() *image {
+	return &image{tubes: make(map[string]string)}
 }
 
 // recordList holds records in fixed-size chunks: appending never copies
@@ -119,7 +107,6 @@ func (m *image) apply(e *decoded, index uint64, size int) {
 		lc.index, lc.size = index, uint32(size)
 		m.live += int64(size)
 		m.locs.set(r.ID, lc)
-		m.whole = append(m.whole, wholeRec{index: index, id: r.ID})
 	case jobs.RecUpdate:
 		if !known {
 			m.orphans++ // its whole record was compacted away

@@ -241,7 +241,7 @@ func writeImportedLog(tmp string, d *binlog.Dir, segmentSize int64) error {
 	if segmentSize == 0 {
 		segmentSize = DefaultSegmentSize
 	}
-	st, err := openTidwall(tmp, segmentSize)
+	st, err := openBulkWriter(tmp, segmentSize)
 	if err != nil {
 		return err
 	}
@@ -366,4 +366,24 @@ func logImport(log zerolog.Logger, dir string, rep ImportReport, took time.Durat
 		Uint64("next_id", rep.HighestID+1).Int("files", rep.Files).Int("damaged_files", len(rep.Problems)).
 		Str("moved_to", rep.MovedTo).Float64("took_ms", float64(took)/float64(time.Millisecond)).
 		Msg("imported beanstalkd's binlog")
+}
+
+// openBulkWriter opens tidwall/wal on the empty directory dir to write an
+// imported log in one pass (the journal's own writer appends record by
+// record from an event loop; a bulk import has no need of it). The files
+// are the journal's format: tidwall/wal's names and binary entries. It
+// never fsyncs on its own (NoSync): the caller syncs once at the end.
+func openBulkWriter(dir string, segmentSize int64) (*twal.Log, error) {
+	w, err := twal.Open(dir, &twal.Options{
+		NoSync:           true,
+		SegmentSize:      int(segmentSize),
+		LogFormat:        twal.Binary,
+		SegmentCacheSize: 1,
+		DirPerms:         0o750,
+		FilePerms:        0o640,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("wal: open segments in %s: %w", dir, err)
+	}
+	return w, nil
 }

@@ -35,6 +35,18 @@ func crashedCopy(t *testing.T, opts Options, n int) (dir string, top uint64) {
 		require.Greater(t, id, top, "put %d", i)
 		top = id
 	}
+	// The sync goroutine records each new last segment in the manifest
+	// once the one before it is fsynced, a moment after the writer moved
+	// on: crash once it has caught up.
+	require.Eventually(t, func() bool {
+		signal(h.l.wake)
+		h.l.mu.Lock()
+		tail := h.l.segs.tail().start
+		h.l.mu.Unlock()
+		h.l.manMu.Lock()
+		defer h.l.manMu.Unlock()
+		return h.l.man.last == tail
+	}, 30*time.Second, time.Millisecond)
 	dir = testDir(t)
 	copyDir(t, h.dir, dir) // no Close: the crash
 	return dir, top

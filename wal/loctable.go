@@ -1,6 +1,7 @@
 package wal
 
-// locTable maps each live job's id to its loc. The server hands ids out in
+// locTable maps each live job's id to its loc while Open builds the image
+// (the Log then keeps a smaller table, jobLocs). The server hands ids out in
 // increasing order and most jobs die young, so the live ids crowd a window
 // just below the newest one: the table keeps that window as a slice indexed
 // by id-base, where a lookup is an index and the log's sequential ids touch
@@ -122,4 +123,16 @@ func (t *locTable) extend(id uint64) {
 	grown := make([]loc, need, max(need+need/2, minWindow))
 	copy(grown, t.slots)
 	t.slots = grown
+}
+
+// each calls fn for every live id, in no particular order.
+func (t *locTable) each(fn func(id uint64, lc loc)) {
+	for i, lc := range t.slots {
+		if lc.size != 0 {
+			fn(t.base+uint64(i), lc)
+		}
+	}
+	for id, lc := range t.far {
+		fn(id, lc)
+	}
 }

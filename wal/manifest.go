@@ -23,8 +23,9 @@ import (
 //	crc32c 1a2b3c4d  checksum of the lines above
 //
 // It is replaced atomically (write manifest.tmp, fsync, rename, fsync the
-// directory), one writer at a time (Log.manMu): at Open; by the writer at
-// the first fsync that makes an entry of a new last segment durable (so
+// directory), one writer at a time (Log.manMu): at Open; by the sync
+// goroutine once a new last segment's predecessors are fsynced and at the
+// first fsync that makes an entry of a new last segment durable (so
 // last_holds always lies in the last segment once it holds anything); by
 // the id lease for each block of ids, and at Close to give back the rest
 // (these keep last and last_holds as they were). Open refuses a log whose
@@ -168,27 +169,23 @@ func writeSynced(path string, data []byte) error {
 	return err
 }
 
-// noteTail brings the manifest up to date after a write or an fsync, when
-// a new last segment appeared (tidwall/wal fsyncs the previous segment
-// before it creates the next, so every entry before it is durable) or the
-// first entry of the last segment became durable. The fsync policy is not
-// changed: with -F the second happens only at fsyncs compaction or the id
-// lease ask for. Writer only.
+// noteTail brings the manifest up to date after an fsync, when a new last
+// segment appeared and every segment before it is fsynced (the sync
+// goroutine fsyncs a full segment once the writer moved past it, whatever
+// the policy), or the first entry of the last segment became durable. The
+// fsync policy is not changed: with -F the second happens only at fsyncs
+// compaction or the id lease ask for. Sync goroutine only (or Close).
 func (l *Log) noteTail() {
 	l.manMu.Lock()
 	defer l.manMu.Unlock()
 	l.mu.Lock()
-	tail, durable, man := l.segs.tail().start, l.durableIndex, l.man
+	tail, durable, man := l.syncedTail, l.durableIndex, l.man
 	l.mu.Unlock()
+	// The sync that set syncedTail fsynced the directory after tail's
+	// segment file was created: its name is durable before the manifest
+	// names it.
 	if tail <= man.last && (durable < tail || man.lastHolds >= tail) {
 		return
-	}
-	if l.newSeg { // the new segment's name must be durable before the manifest names it
-		if err := syncDir(l.dir); err != nil {
-			l.manifestFailed(err)
-			return
-		}
-		l.newSeg = false
 	}
 	m := manifest{last: tail, lastHolds: max(durable, tail-1, man.lastHolds), idLease: man.idLease}
 	if err := l.hook.writeManifest(l.dir, m); err != nil {
@@ -216,7 +213,7 @@ func (l *Log) recordLease(end uint64) error {
 
 // manifestFailed logs a failed manifest update once. The old manifest is
 // still true (it names an older last segment and fewer entries), and the
-// next write retries. Writer only.
+// next sync retries. Sync goroutine only.
 func (l *Log) manifestFailed(err error) {
 	if !l.manFailed {
 		l.log.Error().Err(err).Msg("cannot update the manifest; retrying after each write")

@@ -6,7 +6,7 @@ import (
 )
 
 // Figures for monitoring (the admin listener's stalkd_wal_* series), kept
-// off the append path: the writer times each fsync (syncStore) and the
+// off the append path: the sync goroutine times each fsync (syncStore) and the
 // compactor counts its rounds, with a few atomic adds each.
 
 // FsyncBuckets are the upper bounds, in seconds, of the fsync latency
@@ -40,11 +40,12 @@ func (m *walMetrics) compacted(ok bool) {
 	}
 }
 
-// syncStore fsyncs the current segment, timing it. Writer goroutine only.
-func (l *Log) syncStore() error {
+// syncStore fsyncs segment file f, timing it. Sync goroutine (or Open,
+// Close).
+func (l *Log) syncStore(f appendFile) error {
 	start := time.Now()
 	l.metrics.syncSince.Store(l.hook.now().UnixNano())
-	err := l.store.Sync()
+	err := f.Sync()
 	l.metrics.syncSince.Store(0)
 	l.metrics.observeFsync(time.Since(start))
 	return err

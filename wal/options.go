@@ -34,7 +34,7 @@ func ClampSegmentSize(n int64) int64 { return min(max(n, MinSegmentSize), MaxSeg
 const (
 	// minSegmentSize is the smallest segment Open accepts.
 	minSegmentSize = 512
-	// maxPending bounds the bytes waiting for the writer: beyond it, new
+	// maxPending bounds the bytes waiting for a writer: beyond it, new
 	// puts get ErrNoSpace (the disk cannot keep up).
 	maxPending = 64 << 20
 	// reserve file bounds (its size is SegmentSize clamped to these).
@@ -55,7 +55,7 @@ type Options struct {
 	SyncInterval time.Duration
 	// NoSync is -F: never fsync for acknowledgements (acknowledge once
 	// written). Compaction still syncs before it deletes old segments, and
-	// tidwall/wal syncs a segment when it starts the next one.
+	// a full segment is synced once the next one starts.
 	NoSync bool
 	// SegmentSize is -s, in bytes: a segment file is closed and the next one
 	// begun once it reaches this size. Zero means DefaultSegmentSize.
@@ -91,7 +91,7 @@ func (o Options) reserveSize() int64 {
 	return min(max(o.SegmentSize, minReserve), maxReserve)
 }
 
-// chunkSize bounds the bytes handed to tidwall/wal in one WriteBatch, so that
+// chunkSize bounds the bytes a writer hands the kernel in one write(2), so that
 // the space reserve always covers a retried chunk (a larger single record
 // is written alone).
 func (o Options) chunkSize() int { return int(o.reserveSize() / 4) }

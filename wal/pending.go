@@ -1,13 +1,14 @@
 package wal
 
-// recQueue holds the records waiting for the writer in fixed-size blocks,
+// recQueue holds the records waiting for a writer in fixed-size blocks,
 // so that a burst never copies what was already queued (a growing slice
 // would) and the blocks are reused once written. Guarded by Log.mu, except
-// for the blocks taken by the writer, which it owns until it recycles them.
+// for the blocks taken by a writer, which it owns until it recycles them.
 type recQueue struct {
 	blocks [][]pendingRec
 	n      int
 	free   [][]pendingRec // cleared blocks ready for reuse
+	spare  [][]pendingRec // a list of blocks taken and handed back, for the next take
 }
 
 const (
@@ -34,7 +35,7 @@ func (q *recQueue) push(p pendingRec) {
 // take returns every queued block and leaves the queue empty.
 func (q *recQueue) take() [][]pendingRec {
 	b := q.blocks
-	q.blocks, q.n = nil, 0
+	q.blocks, q.spare, q.n = q.spare, nil, 0
 	return b
 }
 
@@ -46,5 +47,9 @@ func (q *recQueue) recycle(blocks [][]pendingRec) {
 		if len(q.free) < freeBlocks {
 			q.free = append(q.free, b[:0])
 		}
+	}
+	if q.spare == nil && blocks != nil {
+		clear(blocks)
+		q.spare = blocks[:0]
 	}
 }

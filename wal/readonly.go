@@ -58,10 +58,11 @@ func ReadJobs(dir string, fn func(r *jobs.Record)) (DirInfo, error) {
 	if err != nil {
 		return DirInfo{}, err
 	}
-	sc := newScan(false, zerolog.Nop(), files)
+	sc := newScan(false, zerolog.Nop())
 	if err := sc.run(files); err != nil {
 		return DirInfo{}, err
 	}
+	files = sc.kept(files)
 	var mp *manifest
 	if found {
 		mp = &man

@@ -81,6 +81,43 @@ func AppendRecord(dst []byte, rec *jobs.Record) []byte {
 	return seal(dst, start)
 }
 
+// appendRecordAround encodes rec as AppendRecord does, but for a put leaves
+// its body out: the entry is out[start:at], then rec.Body, then out[at:],
+// and its checksum covers the three. A writer gathers the pieces with one
+// writev, so a large body goes from the job to the kernel without a copy
+// into the writer's buffer. Other records are whole in out (at == len(out)).
+func appendRecordAround(dst []byte, rec *jobs.Record) (out []byte, at int) {
+	if rec.Kind != jobs.RecPut {
+		out = AppendRecord(dst, rec)
+		return out, len(out)
+	}
+	start := len(dst)
+	kind := kindPut
+	if rec.Sched != 0 {
+		kind = kindSchedPut
+	}
+	if rec.Dead != nil {
+		kind = kindDeadPut // carries the schedule's mark too
+	}
+	dst = append(dst, 0, 0, 0, 0, kind)
+	dst = binary.AppendUvarint(dst, rec.ID)
+	state, _ := stateByte(rec.State)
+	dst = fields.AppendJobHead(append(dst, state), rec)
+	at = len(dst)
+	dst = fields.AppendBodyEnd(dst)
+	switch kind {
+	case kindSchedPut:
+		dst = fields.AppendSched(dst, rec)
+	case kindDeadPut:
+		dst = fields.AppendDead(dst, rec)
+	}
+	sum := crc32.Update(0, castagnoli, dst[start+crcLen:at])
+	sum = crc32.Update(sum, castagnoli, rec.Body)
+	sum = crc32.Update(sum, castagnoli, dst[at:])
+	binary.LittleEndian.PutUint32(dst[start:], sum)
+	return dst, at
+}
+
 // appendIDs encodes the id list of a clear record.
 func appendIDs(dst []byte, ids []uint64) []byte {
 	dst = binary.AppendUvarint(dst, uint64(len(ids)))
@@ -118,6 +155,11 @@ func appendMeta(dst []byte, m meta) []byte {
 	dst = binary.AppendUvarint(dst, m.logStart)
 	dst = binary.AppendUvarint(dst, m.maxID)
 	return seal(dst, start)
+}
+
+// metaSize is len(appendMeta(nil, m)).
+func metaSize(m meta) int {
+	return crcLen + 1 + uvarintLen(m.durable) + uvarintLen(m.logStart) + uvarintLen(m.maxID)
 }
 
 func seal(dst []byte, start int) []byte {
@@ -160,8 +202,8 @@ func recordSize(rec *jobs.Record) int {
 	return n
 }
 
-// entrySize is what a record of n bytes occupies in a tidwall/wal segment
-// (its binary framing is a uvarint length before the data).
+// entrySize is what a record of n bytes occupies in a segment (tidwall/wal's
+// binary framing: a uvarint length before the data).
 func entrySize(n int) int { return uvarintLen(uint64(n)) + n }
 
 func uvarintLen(x uint64) int { return (bits.Len64(x|1) + 6) / 7 }

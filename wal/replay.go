@@ -10,7 +10,7 @@ import (
 
 // Replay hands every live job Open found to q (in order of first appearance
 // in the log; reserved jobs come back ready), makes q's ids continue above
-// every id the log ever held, and starts the writer and compaction
+// every id the log ever held, and starts the sync and compaction
 // goroutines. q must have been created with this Log as its journal and
 // not be serving yet. Call it once; Close the Log if it fails.
 func (l *Log) Replay(q *jobs.Queue) error {
@@ -60,7 +60,7 @@ func (l *Log) replay(q queue) error {
 	l.mu.Lock()
 	l.running = true
 	l.mu.Unlock()
-	go l.runWriter()
+	go l.runSyncer()
 	go l.runCompactor(q)
 	signal(l.wake)
 	return nil

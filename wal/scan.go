@@ -51,23 +51,41 @@ type scan struct {
 	img      *image
 	problems []problem
 	torn     *tornTail
-	next     uint64 // index the next entry must have; 0 once unknown
-	buf      []byte
-	budget   int64
+	// unwritten are empty segment files after a gap at the end of the log
+	// (see run): created, their names made durable, before the end of the
+	// segment before them was.
+	unwritten []segFile
+	next      uint64 // index the next entry must have; 0 once unknown
+	buf       []byte
+	budget    int64
 }
 
-func newScan(salvage bool, log zerolog.Logger, files []segFile) *scan {
-	var total int64
-	for _, f := range files {
-		total += f.size
-	}
-	return &scan{salvage: salvage, log: log, img: newImage(total), budget: resyncBudget}
+func newScan(salvage bool, log zerolog.Logger) *scan {
+	return &scan{salvage: salvage, log: log, img: newImage(), budget: resyncBudget}
 }
 
 // run scans files. Without salvage it stops at the first damage that is not
 // a torn tail and returns an error wrapping ErrCorrupt.
+//
+// The empty segment files at the end of the log do not count as its last
+// segment: a crash can leave the name of a new segment durable (the
+// directory's fsync, or the file system's own journal commit) while the
+// end of the segment before it was not, and the writers never wait for the
+// previous segment's fsync to start a new one. A gap before such files is
+// that segment's torn tail, and the files are unwritten (kept() leaves
+// them out; Open deletes them). If the manifest names one of them as the
+// last segment, checkEnd still calls it damage: the entries before it were
+// then fsynced.
 func (s *scan) run(files []segFile) error {
+	lastData := len(files) - 1
+	for lastData > 0 && files[lastData].size == 0 {
+		lastData--
+	}
 	for i, f := range files {
+		if i > lastData && s.next != 0 && f.start != s.next {
+			s.unwritten = files[i:]
+			return nil
+		}
 		if i > 0 && s.next != 0 && f.start != s.next {
 			err := fmt.Errorf("segment starts at entry %d but the previous one ends before entry %d (a segment file is missing or damaged)", f.start, s.next)
 			if perr := s.damage(problem{path: f.path, index: f.start, err: err}); perr != nil {
@@ -75,7 +93,7 @@ func (s *scan) run(files []segFile) error {
 			}
 		}
 		s.next = f.start
-		if err := s.segment(f, i == len(files)-1); err != nil {
+		if err := s.segment(f, i >= lastData); err != nil {
 			return err
 		}
 	}
@@ -86,6 +104,11 @@ func (s *scan) run(files []segFile) error {
 		}
 	}
 	return nil
+}
+
+// kept is files without the unwritten ones run found.
+func (s *scan) kept(files []segFile) []segFile {
+	return files[:len(files)-len(s.unwritten)]
 }
 
 // checkEnd compares where the scan ended with what the manifest (nil: none)

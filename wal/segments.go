@@ -48,9 +48,8 @@ func listSegments(dir string) (segs []segFile, interrupted bool, err error) {
 }
 
 // segment is the journal's picture of one segment: where it starts and how
-// many bytes it holds. The writer keeps the picture current by replaying
-// tidwall/wal's rule for starting a new segment (see advance); every front
-// truncation re-reads it from disk.
+// many bytes it holds. The writer keeps the picture current as it writes
+// and starts segments; a front truncation replaces the first ones.
 type segment struct {
 	start uint64
 	bytes int64
@@ -64,12 +63,13 @@ func segmentsOf(files []segFile) []segment {
 	return segs
 }
 
-// segList is the ordered segments of the log; the last one is the tail that
-// tidwall/wal appends to. Guarded by Log.mu.
+// segList is the ordered segments of the log; the last one is the tail the
+// writer appends to. Guarded by Log.mu.
 type segList struct {
 	segs  []segment
 	total int64 // sum of bytes
-	size  int64 // the segment size tidwall/wal was opened with
+	size  int64 // the segment size: the writer starts a new segment before
+	// an entry when the tail holds this many bytes or more
 }
 
 func (s *segList) reset(segs []segment) {
@@ -81,29 +81,15 @@ func (s *segList) reset(segs []segment) {
 
 func (s *segList) tail() segment { return s.segs[len(s.segs)-1] }
 
-// beginBatch mirrors tidwall/wal starting a batch: a tail already over the
-// segment size is closed first and the batch starts a new segment at first.
-// It reports whether a new segment file was created.
-func (s *segList) beginBatch(first uint64) bool {
-	if s.tail().bytes > s.size {
-		s.segs = append(s.segs, segment{start: first})
-		return true
-	}
-	return false
+// advance notes n bytes appended to the tail.
+func (s *segList) advance(n int) {
+	s.segs[len(s.segs)-1].bytes += int64(n)
+	s.total += int64(n)
 }
 
-// advance mirrors tidwall/wal appending entry index of n bytes: once the
-// tail reaches the segment size, the next entry starts a new segment.
-// It reports whether a new segment file was created.
-func (s *segList) advance(index uint64, n int) bool {
-	t := &s.segs[len(s.segs)-1]
-	t.bytes += int64(n)
-	s.total += int64(n)
-	if t.bytes >= s.size {
-		s.segs = append(s.segs, segment{start: index + 1})
-		return true
-	}
-	return false
+// rotate notes a new, empty tail segment whose first entry is first.
+func (s *segList) rotate(first uint64) {
+	s.segs = append(s.segs, segment{start: first})
 }
 
 // find returns the start of the segment holding index.

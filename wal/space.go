@@ -79,13 +79,14 @@ func fillFile(path string, size int64) error {
 
 // releaseReserve deletes the reserve after a full-disk write failure and
 // enters low-space mode. It reports false if there was no reserve left.
-// Writer goroutine only.
+// The writer calls it (wmu held): it unlinks, and fsyncs nothing (room
+// freed need not be durable; a reserve a crash brings back is simply kept).
 func (l *Log) releaseReserve() bool {
 	l.mu.Lock()
 	held := l.reserveHeld
 	l.reserveHeld, l.lowSpace, l.lowSpent = false, true, 0
-	l.mu.Unlock()
 	l.lastRetry = l.hook.now() // re-creating it at once would take the room back
+	l.mu.Unlock()
 	if !held {
 		return false
 	}
@@ -94,22 +95,24 @@ func (l *Log) releaseReserve() bool {
 		l.log.Error().Err(err).Msg("cannot delete the space reserve")
 		return false
 	}
-	syncDir(l.dir)
 	l.log.Error().Str("dir", l.dir).Msg("disk full: released the space reserve; puts get OUT_OF_MEMORY, deletes are still logged, until space is freed")
 	return true
 }
 
 // retryReserve tries to write the reserve again while in low-space mode
-// (after compaction freed segments, or every few seconds). Writer only.
+// (after compaction freed segments, or every few seconds). Sync goroutine
+// only.
 func (l *Log) retryReserve(force bool) {
-	l.mu.Lock()
-	low := l.lowSpace
-	l.mu.Unlock()
 	now := l.hook.now()
-	if !low || (!force && now.Sub(l.lastRetry) < reserveRetryEvery) {
+	l.mu.Lock()
+	low, last := l.lowSpace, l.lastRetry
+	if low && (force || now.Sub(last) >= reserveRetryEvery) {
+		l.lastRetry = now
+	}
+	l.mu.Unlock()
+	if !low || (!force && now.Sub(last) < reserveRetryEvery) {
 		return
 	}
-	l.lastRetry = now
 	if err := l.hook.makeReserve(filepath.Join(l.dir, reserveName), l.opts.reserveSize()); err != nil {
 		return
 	}

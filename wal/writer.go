@@ -1,61 +1,64 @@
 package wal
 
 import (
+	"encoding/binary"
+	"errors"
 	"fmt"
-
-	twal "github.com/tidwall/wal"
 
 	"github.com/stalkd/stalkd/jobs"
 )
 
-// The writer goroutine: it takes everything pending, writes it to
-// tidwall/wal in chunks (one write(2) each), fsyncs as the policy says,
-// publishes Committed, fires subscribers, then serves a truncation the
-// compactor asked for. Records that arrive while it writes or syncs form
-// the next batch: with -f0, one fsync covers every client waiting.
+// Writing. Append only queues a record; Flush writes every queued record
+// to the current segment file, encoded into one buffer and handed to the
+// kernel with one writev(2) per chunk (at most a quarter of the space
+// reserve; a large body is gathered from the job's own memory, not copied
+// into the buffer), on the caller's goroutine: a server's event loop at the end of
+// its batch of commands, as beanstalkd and Redis's append-only file do. The
+// page cache takes the bytes; the fsync is the sync goroutine's (sync.go),
+// so a write never waits for the disk, and no lock a writer takes is held
+// across an fsync. Writers are serialized by wmu: one that finds its
+// records already taken waits for that write(2), then returns. With -f MS
+// and -F a record is committed as soon as it is written; with -f0 the sync
+// goroutine commits it after the fsync that covers it, so records written
+// while it syncs form the next group.
+//
+// A full segment is not synced by the writer: it goes to the retired list,
+// and the sync goroutine fsyncs and closes it; the next entry starts a new
+// segment file.
 
-func (l *Log) runWriter() {
-	defer close(l.writerDone)
-	for {
-		select {
-		case <-l.wake:
-		case <-l.syncC:
-			l.syncC, l.syncStop = nil, nil
-			l.syncDue = true
-		case <-l.stopWriter:
-			l.shutdown()
-			return
-		}
-		l.step()
+// errDead stops a writer that finds the journal failed under it (the
+// failure was reported where it happened).
+var errDead = errors.New("wal: journal failed")
+
+// Flush implements jobs.Flusher: it writes every record appended before the
+// call (by any goroutine) to the operating system, or returns once another
+// writer has. It never fsyncs and never waits for an fsync; it may wait for
+// another goroutine's write(2). A write failure kills the journal
+// (Committed reports it). Safe for concurrent use; call it with no lock of
+// the queue held.
+func (l *Log) Flush() {
+	target := l.appended.Load()
+	if l.flushed.Load() >= target {
+		return
 	}
+	l.wmu.Lock()
+	if l.flushed.Load() < target {
+		l.writePending()
+	}
+	l.wmu.Unlock()
 }
 
-func (l *Log) step() {
-	l.mu.Lock()
-	failed := l.failed != nil
-	l.mu.Unlock()
-	if failed {
-		return
-	}
+// writePending writes everything queued. wmu held.
+func (l *Log) writePending() {
 	batch := l.take(false)
-	if err := l.writeAll(batch); err != nil {
-		l.fail(err)
+	if len(batch) == 0 {
 		return
 	}
-	if err := l.syncPolicy(); err != nil {
-		l.fail(err)
-		return
-	}
-	l.publish()
-	l.noteTail()
+	err := l.writeAll(batch)
 	l.recycle(batch)
-	l.serveTruncate()
-	l.retryReserve(false)
-	l.mu.Lock()
-	if l.compactNeeded() {
-		signal(l.compactWake)
+	if err != nil && err != errDead {
+		l.fail(err)
 	}
-	l.mu.Unlock()
 }
 
 // take swaps out the pending records, adding a meta record when the durable
@@ -81,83 +84,168 @@ func (l *Log) recycle(batch [][]pendingRec) {
 	l.mu.Unlock()
 }
 
-// writeAll writes batch in chunks of at most chunkSize bytes (a chunk never
-// spans two blocks).
+// writeAll encodes batch into chunks and writes them, starting a new
+// segment file where the current one is full. wmu held.
 func (l *Log) writeAll(batch [][]pendingRec) error {
 	for _, block := range batch {
-		for i := 0; i < len(block); {
-			n, bytes := l.fill(block[i:])
-			if err := l.writeChunk(block[i : i+n]); err != nil {
+		for i := range block {
+			if err := l.add(&block[i]); err != nil {
 				return err
 			}
-			if bytes > 4*l.opts.chunkSize() {
-				l.wbatch = twal.Batch{} // do not keep a huge job's buffer
-			}
-			i += n
 		}
 	}
-	return nil
+	return l.writeChunk()
 }
 
-// fill encodes a prefix of recs into the tidwall batch and returns its
-// length and size.
-func (l *Log) fill(recs []pendingRec) (n, bytes int) {
-	l.wbatch.Clear()
-	l.sizes = l.sizes[:0]
-	limit := l.opts.chunkSize()
-	for n = range recs {
-		if n > 0 && bytes >= limit {
-			return n, bytes
+// add encodes p into the chunk, writing the chunk first when p starts a new
+// segment, and after it when the chunk is large enough. A put's large body
+// is not copied: the chunk notes where it goes (writeChunk gathers it).
+func (l *Log) add(p *pendingRec) error {
+	if l.tailBytes+int64(l.wsize) >= l.opts.SegmentSize && l.tailBytes+int64(l.wsize) > 0 {
+		if err := l.writeChunk(); err != nil {
+			return err
 		}
-		p := &recs[n]
-		if p.isMeta {
-			l.scratch = appendMeta(l.scratch[:0], p.m)
-		} else {
-			l.scratch = AppendRecord(l.scratch[:0], &p.rec)
-		}
-		l.wbatch.Write(p.index, l.scratch)
-		sz := entrySize(len(l.scratch))
-		l.sizes = append(l.sizes, sz)
-		bytes += sz
-		if cap(l.scratch) > 1<<20 {
-			l.scratch = nil
-		}
-	}
-	return len(recs), bytes
-}
-
-// writeChunk hands one encoded chunk to tidwall/wal, recovering from a
-// failure if it can, and advances the written marks.
-func (l *Log) writeChunk(recs []pendingRec) error {
-	pre := l.segs.tail() // only the writer changes segs
-	if err := l.store.WriteBatch(&l.wbatch); err != nil {
-		if err := l.recoverWrite(err, pre, recs); err != nil {
+		if err := l.rotate(p.index); err != nil {
 			return err
 		}
 	}
-	var bytes int64
-	l.mu.Lock()
-	newSeg := l.segs.beginBatch(recs[0].index)
-	for i := range recs {
-		p := &recs[i]
-		if l.segs.advance(p.index, l.sizes[i]) {
-			newSeg = true
+	start := len(l.wbuf)
+	gathered := 0
+	switch {
+	case p.isMeta:
+		l.wbuf = binary.AppendUvarint(l.wbuf, uint64(metaSize(p.m)))
+		l.wbuf = appendMeta(l.wbuf, p.m)
+	case p.rec.Kind == jobs.RecPut && len(p.rec.Body) >= gatherMin:
+		l.wbuf = binary.AppendUvarint(l.wbuf, uint64(recordSize(&p.rec)))
+		var at int
+		l.wbuf, at = appendRecordAround(l.wbuf, &p.rec)
+		l.wcuts = append(l.wcuts, bodyCut{at: at, body: p.rec.Body})
+		gathered = len(p.rec.Body)
+	default:
+		l.wbuf = binary.AppendUvarint(l.wbuf, uint64(recordSize(&p.rec)))
+		l.wbuf = AppendRecord(l.wbuf, &p.rec)
+	}
+	size := len(l.wbuf) - start + gathered
+	l.wsize += size
+	l.wchunk = append(l.wchunk, chunkEntry{index: p.index, seq: p.seq, size: int32(size), isMeta: p.isMeta})
+	if l.wsize >= l.opts.chunkSize() || len(l.wcuts) >= maxCuts {
+		return l.writeChunk()
+	}
+	return nil
+}
+
+// gatherMin is the body size from which a put's body is written from the
+// job's memory (writev) rather than copied into the chunk; maxCuts bounds
+// the bodies gathered into one writev (IOV_MAX is 1024 buffers).
+const (
+	gatherMin = 4 << 10
+	maxCuts   = 500
+)
+
+// bodyCut is a body that goes into the chunk at wbuf offset at.
+type bodyCut struct {
+	at   int
+	body []byte
+}
+
+// writeChunk writes the encoded chunk to the current segment file with one
+// writev(2), recovering from a failure if it can, and advances the written
+// marks (and, unless -f0, Committed).
+func (l *Log) writeChunk() error {
+	if len(l.wchunk) == 0 {
+		return nil
+	}
+	defer l.resetChunk()
+	pre := l.tailBytes
+	if _, err := l.cur.Writev(l.gather()); err != nil {
+		if err := l.recoverWrite(err, pre); err != nil {
+			return err
 		}
-		bytes += int64(l.sizes[i])
-		if !p.isMeta {
-			l.writtenSeq = p.seq
+	}
+	l.tailBytes += int64(l.wsize)
+	wake := false
+	l.mu.Lock()
+	if l.failed != nil {
+		l.mu.Unlock()
+		return errDead // an fsync failed meanwhile: nothing more is acknowledged
+	}
+	clean := l.writtenIndex == l.durableIndex
+	for _, e := range l.wchunk {
+		l.segs.advance(int(e.size))
+		if !e.isMeta {
+			l.writtenSeq = e.seq
 			l.written++
 		}
 	}
-	l.writtenIndex = recs[len(recs)-1].index
+	l.writtenIndex = l.wchunk[len(l.wchunk)-1].index
 	if l.lowSpace {
-		l.lowSpent += bytes
+		l.lowSpent += int64(l.wsize)
 	}
+	switch {
+	case l.syncEvery():
+		wake = true // the fsync that commits these
+	case !l.opts.NoSync && clean:
+		wake = true // the first write since an fsync arms the -f timer
+	}
+	if !l.syncEvery() {
+		l.committed.Store(l.writtenSeq)
+	}
+	l.flushed.Store(l.writtenSeq)
 	l.mu.Unlock()
-	l.dirty = true
-	l.newSeg = l.newSeg || newSeg
+	if wake {
+		signal(l.wake)
+	}
 	return nil
 }
+
+// gather lists the chunk's buffers for writev: the encoded bytes, with each
+// gathered body in its place.
+func (l *Log) gather() [][]byte {
+	bufs, prev := l.wiov[:0], 0
+	for _, c := range l.wcuts {
+		bufs = append(bufs, l.wbuf[prev:c.at], c.body)
+		prev = c.at
+	}
+	l.wiov = append(bufs, l.wbuf[prev:])
+	return l.wiov
+}
+
+// resetChunk empties the chunk, dropping a buffer a huge record grew and the
+// chunk's references to job bodies.
+func (l *Log) resetChunk() {
+	l.wbuf, l.wchunk, l.wsize = l.wbuf[:0], l.wchunk[:0], 0
+	clear(l.wcuts)
+	l.wcuts = l.wcuts[:0]
+	clear(l.wiov)
+	if cap(l.wbuf) > 4*l.opts.chunkSize() {
+		l.wbuf = nil
+	}
+}
+
+// rotate starts a new segment file whose first entry is first; the full one
+// is retired, for the sync goroutine to fsync and close. wmu held.
+func (l *Log) rotate(first uint64) error {
+	f, err := l.hook.openSegment(segmentPath(l.dir, first), true)
+	if err != nil && isNoSpace(err) && l.releaseReserve() {
+		f, err = l.hook.openSegment(segmentPath(l.dir, first), true)
+	}
+	if err != nil {
+		return fmt.Errorf("wal: create segment: %w", err)
+	}
+	l.mu.Lock()
+	l.retired = append(l.retired, retiredSeg{f: l.cur, lastIndex: l.writtenIndex, lastSeq: l.writtenSeq})
+	l.cur = f
+	l.segs.rotate(first)
+	l.newSeg = true
+	l.mu.Unlock()
+	l.tailBytes = 0
+	signal(l.wake)
+	return nil
+}
+
+// syncEvery reports -f0: a change is committed only by the fsync that
+// covers it.
+func (l *Log) syncEvery() bool { return l.opts.SyncInterval == 0 && !l.opts.NoSync }
 
 // fail kills the journal: nothing more is written, Committed reports err
 // and Append refuses everything.
@@ -182,13 +270,16 @@ func (l *Log) fail(err error) {
 }
 
 // shutdown writes what is pending, syncs, writes a final meta saying all
-// before it is durable, syncs again and closes the segments. Writer (or
-// Close, when no writer ever ran).
+// before it is durable, syncs again and closes the segment files. Sync
+// goroutine (or Close, when none ever ran).
 func (l *Log) shutdown() {
-	if l.syncStop != nil {
-		l.syncStop()
-		l.syncC, l.syncStop = nil, nil
+	for _, stop := range []*func() bool{&l.syncStop, &l.tickStop} {
+		if *stop != nil {
+			(*stop)()
+			*stop = nil
+		}
 	}
+	l.syncC, l.tickC = nil, nil
 	err := l.flushFinal()
 	if err != nil {
 		l.fail(err)
@@ -199,9 +290,16 @@ func (l *Log) shutdown() {
 	if l.failed != nil {
 		err = l.failed
 	}
+	files := []appendFile{l.cur}
+	for _, r := range l.retired {
+		files = append(files, r.f)
+	}
+	l.retired = nil
 	l.mu.Unlock()
-	if cerr := l.store.Close(); err == nil && cerr != nil {
-		err = fmt.Errorf("wal: close: %w", cerr)
+	for _, f := range files {
+		if cerr := f.Close(); err == nil && cerr != nil {
+			err = fmt.Errorf("wal: close: %w", cerr)
+		}
 	}
 	l.closeErr = err
 }
@@ -213,8 +311,13 @@ func (l *Log) flushFinal() error {
 	if failed != nil {
 		return nil
 	}
+	l.wmu.Lock()
+	defer l.wmu.Unlock()
 	for range 2 { // the records, then the final meta
-		if err := l.writeAll(l.take(true)); err != nil {
+		batch := l.take(true)
+		err := l.writeAll(batch)
+		l.recycle(batch)
+		if err != nil {
 			return err
 		}
 		if err := l.sync(); err != nil {
@@ -225,4 +328,7 @@ func (l *Log) flushFinal() error {
 	return nil
 }
 
-var _ jobs.Journal = (*Log)(nil)
+var (
+	_ jobs.Journal = (*Log)(nil)
+	_ jobs.Flusher = (*Log)(nil)
+)

@@ -47,7 +47,7 @@ var arrows = map[string]allow{
 	"jobs/cluster":           {code: list(), tests: list()}, // the cluster vocabulary: a std-only leaf
 
 	// Persistence: the journal seam jobs declares, on disk or through raft.
-	"wal":                 {code: list("jobs", "wal/binlog", "wal/internal/fields", "wal/failpoint", fwTidwall, fwZerolog), tests: list(fwTestify)},
+	"wal":                 {code: list("jobs", "wal/binlog", "wal/internal/fields", "wal/failpoint", fwTidwall, fwXsys, fwZerolog), tests: list(fwTestify)},
 	"wal/internal/fields": {code: list("jobs"), tests: list(fwTestify)},
 	"wal/binlog":          {code: list(), tests: list("engine/enginetest", fwTestify)}, // beanstalkd's binlog: std-only reader and writer
 	"wal/failpoint":       {code: list(), tests: list()},                               // test builds only (-tags failpoints): the disk and clock faults' control

@@ -35,11 +35,7 @@ func TestDocsLinksResolve(t *testing.T) {
 // and benchmarks/BENCHMARKS.md citing a design note that is not in the
 // repository. TestDocsLinksResolve fails when one is no longer broken, so
 // that the entry goes once the fix lands.
-var docsPending = []string{
-	"README.md benchmarks/BENCHMARKS.md#current-figures",
-	"cmd/stalkd/README.md ../../benchmarks/BENCHMARKS.md#current-figures",
-	"benchmarks/BENCHMARKS.md `DESIGN.md`",
-}
+var docsPending = []string{}
 
 // withoutPending drops the problems that pending lists and returns the
 // rest, and the entries of pending that matched no problem.

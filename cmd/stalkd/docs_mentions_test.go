@@ -49,9 +49,10 @@ var mentionsElsewhere = struct {
 }{
 	prefixes: []string{"../shared/"},
 	byDoc: map[string][]string{
-		"README.md":                {"doc.go"},             // each package's doc file
-		"benchmarks/BENCHMARKS.md": {"wal.go"},             // tidwall/wal's source
-		"cmd/stalkd/SWITCHING.md":  {"beanstalkd.service"}, // Debian's unit
+		"README.md":                {"doc.go"},                      // each package's doc file
+		"benchmarks/BENCHMARKS.md": {"wal.go"},                      // tidwall/wal's source
+		"cmd/stalkd/SWITCHING.md":  {"beanstalkd.service"},          // Debian's unit
+		"wal/raft/README.md":       {"summary.json", "explain.txt"}, // what a robustness run writes
 	},
 }
 

@@ -35,7 +35,7 @@ func TestProductionBuildHasNoFailpoints(t *testing.T) {
 		return string(out)
 	}
 	prod := symbols(stalkdBinary(t, ""))
-	for _, s := range []string{"wal/failpoint.", "wal.fpStore", "raft.fpLogs"} {
+	for _, s := range []string{"wal/failpoint.", "wal.fpFile", "raft.fpLogs"} {
 		assert.NotContains(t, prod, s, "a production binary holds %s", s)
 	}
 	test := symbols(stalkdBinary(t, "failpoints"))

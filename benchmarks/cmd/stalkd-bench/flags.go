@@ -28,6 +28,8 @@ type options struct {
 	only             string
 	goroutineEcho    bool
 	heavy            bool
+	results, note    string              // compare-all --results FILE, --results-note
+	lastCmp          *loadgen.Comparison // the comparison runCompare last made
 }
 
 func (o *options) comparing() bool {
@@ -115,6 +117,8 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress line on stderr")
 	fs.BoolVar(&o.serverLog, "server-log", false, "pass started servers' output to stderr")
 	fs.StringVar(&o.only, "only", "", "all, compare-all: run only the cases whose name contains this")
+	fs.StringVar(&o.results, "results", "", "compare-all: also write every case's comparison to this results file (JSON; BENCHMARKS.md's table is generated from one)")
+	fs.StringVar(&o.note, "results-note", "", "compare-all --results: a line saying what was measured (builds, disk, pinning)")
 	fs.BoolVar(&o.goroutineEcho, "goroutines", false, "serve-echo: one goroutine per connection instead of the epoll loop")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write the generator's CPU profile to this file")
 	noCeiling := fs.Bool("no-ceiling", false, "skip the echo-server ceiling run")
@@ -156,6 +160,9 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	}
 	if o.scenario == "compare-all" && !o.comparing() {
 		return nil, errors.New("compare-all needs two targets: --server-a and --server-b, or -a and --compare")
+	}
+	if o.results != "" && o.scenario != "compare-all" {
+		return nil, errors.New("--results is for compare-all")
 	}
 	if o.scenario == "all" && o.comparing() {
 		return nil, errors.New("all runs one target; use compare-all for two")

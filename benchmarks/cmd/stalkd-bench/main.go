@@ -117,6 +117,7 @@ func runCompare(o *options, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	o.lastCmp = &cmp
 	var ceil []loadgen.Result
 	if o.ceiling {
 		if ceil, err = ceilings(o.cfg); err != nil {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"time"
 
@@ -149,6 +150,11 @@ func runMatrix(o *options, stdout, stderr io.Writer) error {
 	}
 	report := map[string]any{}
 	var failed []string
+	var res *Results
+	if o.results != "" {
+		res = &Results{Started: time.Now(), Command: "stalkd-bench " + strings.Join(os.Args[1:], " "),
+			Note: o.note, Machine: machine()}
+	}
 	for _, mc := range matrix(d, o.heavy) {
 		if !strings.Contains(mc.name, o.only) {
 			continue
@@ -182,10 +188,23 @@ func runMatrix(o *options, stdout, stderr io.Writer) error {
 		}
 		var out strings.Builder
 		var err error
+		load := loadAverage()
 		if o.comparing() {
 			err = runCompare(&sub, &out, stderr)
 		} else {
 			err = runSingle(&sub, &out, stderr)
+		}
+		if res != nil {
+			cr := CaseResult{Name: mc.name, Command: commandLine(sub.cfg), LoadBefore: load, LoadAfter: loadAverage(),
+				Comparison: sub.lastCmp}
+			if err != nil {
+				cr.Error = err.Error()
+			}
+			res.Cases = append(res.Cases, cr)
+			res.Finished = time.Now()
+			if werr := writeResults(o.results, res); werr != nil {
+				return werr
+			}
 		}
 		if o.json {
 			report[mc.name] = jsonOrError(out.String(), err)

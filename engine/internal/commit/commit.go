@@ -36,6 +36,7 @@ func (c *Waiter) Wait(ctx context.Context, seq uint64, closing <-chan struct{}) 
 	if done, err := c.check(seq); done {
 		return err // in memory, or already committed: no channel needed
 	}
+	c.jq.Flush() // a journal that leaves writing to its callers writes seq now
 	for {
 		// Take the channel before checking, so that a commit between the
 		// check and the select still wakes us.

@@ -21,6 +21,19 @@ import (
 // stored it so (the queue once kept bodies framed in memory too); the CRLF
 // is appended here, never by copying the body.
 func AppendJob(dst []byte, rec *jobs.Record) []byte {
+	dst = AppendJobHead(dst, rec)
+	if rec.Kind == jobs.RecPut {
+		dst = append(dst, rec.Body...)
+		dst = append(dst, crlf...)
+	}
+	return dst
+}
+
+// AppendJobHead is AppendJob up to the body: for a put, what AppendJob
+// writes before rec.Body (the body field's length included); then come the
+// body and "\r\n" (AppendBodyEnd). A writer that hands the body to the
+// kernel from where it lies (writev) encodes the record around it so.
+func AppendJobHead(dst []byte, rec *jobs.Record) []byte {
 	dst = binary.AppendUvarint(dst, uint64(rec.Pri))
 	dst = binary.AppendVarint(dst, int64(rec.Delay))
 	dst = binary.AppendVarint(dst, int64(rec.TTR))
@@ -33,11 +46,12 @@ func AppendJob(dst []byte, rec *jobs.Record) []byte {
 		dst = binary.AppendUvarint(dst, uint64(len(rec.Tube)))
 		dst = append(dst, rec.Tube...)
 		dst = binary.AppendUvarint(dst, uint64(len(rec.Body)+len(crlf)))
-		dst = append(dst, rec.Body...)
-		dst = append(dst, crlf...)
 	}
 	return dst
 }
+
+// AppendBodyEnd appends what follows a put's body in its body field.
+func AppendBodyEnd(dst []byte) []byte { return append(dst, crlf...) }
 
 // crlf ends a body field (see AppendJob).
 const crlf = "\r\n"
