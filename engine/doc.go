@@ -15,6 +15,11 @@
 //   - engine/embed: the embedding API, stalkd as a library (Open, Queue,
 //     Job, Worker). engine's own public face is the server (Start, Listen,
 //     Serve, Config); a program that wants a queue starts with embed.Open.
+//     embed does not import engine: a program links gnet only if it serves.
+//   - engine/node: the composition - a single server (journal, queue,
+//     replay, policy file, engine, admin port) or a cluster member (raft,
+//     fronts, the leader's engine) - for the daemon, for programs that
+//     serve an embedded queue (Config.Queue) and for the tests.
 //   - engine/front: a cluster member's client port, which carries every
 //     client to the leader's engine (the third connection runtime) - or,
 //     on the leader itself, gives it to the engine (Server.Adopt), which
@@ -64,8 +69,13 @@
 //	                             ratelog,token}, gnet, x/sys, zerolog           go-beanstalk, testify, yaml.v3
 //	engine/front                 codec, engine/tlscert, zerolog                 engine, engine/enginetest,
 //	                                                                            go-beanstalk, testify
-//	engine/embed                 codec, jobs, wal, engine, zerolog,             engine/enginetest,
-//	                             engine/internal/{commit,memreturn}             go-beanstalk, testify
+//	engine/embed                 codec, jobs, wal, zerolog,                     engine, engine/node,
+//	                             engine/internal/{commit,memreturn}             engine/enginetest,
+//	                                                                            go-beanstalk, testify
+//	engine/node                  engine, engine/admin, engine/embed,            engine/enginetest,
+//	                             engine/front, engine/tlscert, jobs,            go-beanstalk, testify
+//	                             jobs/cluster, wal, wal/raft, yaml.v3,
+//	                             zerolog
 //	engine/admin                 codec, jobs, jobs/cluster,                     engine, engine/enginetest,
 //	                             engine/internal/{commit,token},                go-beanstalk, chromedp,
 //	                             prometheus/client_golang, zerolog              prometheus model/common, testify
@@ -79,17 +89,15 @@
 //	engine/enginetest/inproc     engine, engine/enginetest, testify, zerolog    -
 //	engine/difftest              -                                              codec, engine, engine/enginetest,
 //	                                                                            .../inproc, testify, zerolog
-//	cmd/stalkd                   engine, engine/admin, engine/embed,            codec, engine/enginetest,
-//	                             engine/front, engine/tlscert, jobs,            go-beanstalk, testify
-//	                             jobs/cluster, wal, wal/raft, x/sys, yaml.v3,
-//	                             zerolog
+//	cmd/stalkd                   engine, engine/node, jobs, wal, wal/raft,      codec, engine/enginetest,
+//	                             x/sys, zerolog                                 go-beanstalk, testify
 //	cmd/stalkctl                 cmd/stalkctl/internal/client, jobs/cluster,    engine, engine/admin,
-//	                             wal, wal/binlog, x/sys, yaml.v3                engine/embed,
+//	                             wal, wal/binlog, x/sys, yaml.v3                engine/embed, engine/node,
 //	                                                                            engine/enginetest(/inproc),
 //	                                                                            jobs, go-beanstalk, testify,
 //	                                                                            zerolog
 //	cmd/stalkctl/internal/client codec                                          -
-//	cmd/examples/gateway         engine, engine/embed, zerolog                  testify
+//	cmd/examples/gateway         engine, engine/embed, engine/node, zerolog     testify
 //	benchmarks/loadgen           -                                              testify
 //	benchmarks/cmd/stalkd-bench  benchmarks/loadgen                             testify
 //	fuzz                         -                                              codec, jobs, jobs/jobsmodel,
