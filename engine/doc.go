@@ -98,7 +98,7 @@
 //	                                                                            zerolog
 //	cmd/stalkctl/internal/client codec                                          -
 //	cmd/examples/gateway         engine, engine/embed, engine/node, zerolog     testify
-//	benchmarks/loadgen           -                                              testify
+//	benchmarks/loadgen           -                                              engine/enginetest, testify
 //	benchmarks/cmd/stalkd-bench  benchmarks/loadgen                             testify
 //	fuzz                         -                                              codec, jobs, jobs/jobsmodel,
 //	                                                                            wal, wal/binlog, wal/raft,

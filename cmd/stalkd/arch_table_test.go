@@ -88,7 +88,7 @@ var arrows = map[string]allow{
 	"cmd/examples/gateway":         {code: list("engine", "engine/embed", "engine/node", fwZerolog), tests: list(fwTestify)},
 
 	// Load generator and fuzz targets.
-	"benchmarks/loadgen":          {code: list(), tests: list(fwTestify)},
+	"benchmarks/loadgen":          {code: list(), tests: list("engine/enginetest", fwTestify)},
 	"benchmarks/cmd/stalkd-bench": {code: list("benchmarks/loadgen"), tests: list(fwTestify)},
 	"fuzz":                        {code: list(), tests: list("codec", "jobs", "jobs/jobsmodel", "wal", "wal/binlog", "wal/raft", fwTestify)},
 }
