@@ -86,7 +86,8 @@
 //	engine/internal/ratelog      -                                              testify
 //	engine/internal/token        -                                              testify
 //	engine/enginetest            codec, jobs, testify, x/sys, zerolog           -
-//	engine/enginetest/inproc     engine, engine/enginetest, testify, zerolog    -
+//	engine/enginetest/inproc     engine, engine/enginetest, engine/node,        -
+//	                             testify, zerolog
 //	engine/difftest              -                                              codec, engine, engine/enginetest,
 //	                                                                            .../inproc, testify, zerolog
 //	cmd/stalkd                   engine, engine/node, jobs, wal, wal/raft,      codec, engine/enginetest,

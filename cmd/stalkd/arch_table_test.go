@@ -76,7 +76,7 @@ var arrows = map[string]allow{
 
 	// The wire-test kit (code that only tests import) and the differential tests.
 	"engine/enginetest":        {code: list("codec", "jobs", fwTestify, fwXsys, fwZerolog), tests: list()},
-	"engine/enginetest/inproc": {code: list("engine", "engine/enginetest", fwTestify, fwZerolog), tests: list()},
+	"engine/enginetest/inproc": {code: list("engine", "engine/enginetest", "engine/node", fwTestify, fwZerolog), tests: list()},
 	"engine/difftest":          {code: list(), tests: list("codec", "engine", "engine/enginetest", "engine/enginetest/inproc", fwTestify, fwZerolog)},
 
 	// The programs.

@@ -2,7 +2,6 @@ package enginetest
 
 import (
 	"encoding/json"
-	"strings"
 	"testing"
 	"time"
 )
@@ -65,13 +64,7 @@ func (p *Member) Logged(s string) bool { return p.CountLogged(s) > 0 }
 func (p *Member) CountLogged(s string) int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	n := 0
-	for _, l := range p.logs {
-		if strings.Contains(l, s) {
-			n++
-		}
-	}
-	return n
+	return countContaining(p.logs, s)
 }
 
 // WaitLeader returns the index of the live member that last said it leads

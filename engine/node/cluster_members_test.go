@@ -7,7 +7,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"path/filepath"
 	"slices"
 	"sync"
 	"testing"
@@ -30,8 +29,7 @@ func TestClusterAdminOneNode(t *testing.T) {
 		t.Skip("runs a real process")
 	}
 	const token = "cluster-admin-token-0123456789"
-	file := filepath.Join(t.TempDir(), "tokens")
-	require.NoError(t, os.WriteFile(file, []byte(token+"\n"), 0o600))
+	file := enginetest.WriteFile(t, "tokens", token+"\n")
 	p := enginetest.NewMember(t, "n1", "--admin", "127.0.0.1:0", "--auth-token-file", file)
 	procs := []*enginetest.Member{p}
 	p.Start(t, procs)

@@ -2,8 +2,6 @@ package node_test
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -170,8 +168,7 @@ func TestClusterAuth(t *testing.T) {
 		t.Skip("runs a real process")
 	}
 	const token = "cluster-token-0123456789"
-	file := filepath.Join(t.TempDir(), "tokens")
-	require.NoError(t, os.WriteFile(file, []byte(token+"\n"), 0o600))
+	file := enginetest.WriteFile(t, "tokens", token+"\n")
 	p := enginetest.NewMember(t, "n1", "--auth-token-file", file)
 	procs := []*enginetest.Member{p}
 	p.Start(t, procs)
