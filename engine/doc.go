@@ -80,13 +80,13 @@
 //	engine/difftest               -                                             codec, engine, engine/enginetest,
 //	                                                                            engine/enginetest/inproc, rs/zerolog,
 //	                                                                            stretchr/testify
-//	engine/embed                  codec, jobs, wal, engine,                     engine/enginetest,
+//	engine/embed                  codec, jobs, wal,                             engine, engine/enginetest, engine/node,
 //	                              engine/internal/{commit,memreturn},           beanstalkd/go-beanstalk, stretchr/testify
 //	                              rs/zerolog
 //	engine/enginetest             codec, jobs, rs/zerolog, stretchr/testify,    -
 //	                              x/sys
-//	engine/enginetest/inproc      engine, engine/enginetest, rs/zerolog,        -
-//	                              stretchr/testify
+//	engine/enginetest/inproc      engine, engine/enginetest, engine/node,       -
+//	                              rs/zerolog, stretchr/testify
 //	engine/front                  codec, engine/tlscert, rs/zerolog             engine, engine/enginetest,
 //	                                                                            beanstalkd/go-beanstalk, stretchr/testify
 //	engine/internal/commit        jobs                                          stretchr/testify
@@ -94,23 +94,26 @@
 //	engine/internal/memreturn     jobs                                          stretchr/testify
 //	engine/internal/ratelog       -                                             stretchr/testify
 //	engine/internal/token         -                                             stretchr/testify
+//	engine/node                   jobs, jobs/cluster, wal, wal/raft, engine,    engine/enginetest,
+//	                              engine/admin, engine/embed, engine/front,     beanstalkd/go-beanstalk, stretchr/testify
+//	                              engine/tlscert, rs/zerolog, yaml.v3
 //	engine/robustness             -                                             engine/enginetest,
 //	                                                                            engine/robustness/model,
 //	                                                                            anishathalye/porcupine, stretchr/testify
 //	engine/robustness/model       anishathalye/porcupine                        stretchr/testify
 //	engine/tlscert                -                                             engine/enginetest, stretchr/testify
-//	cmd/examples/gateway          engine, engine/embed, rs/zerolog              stretchr/testify
+//	cmd/examples/gateway          engine, engine/embed, engine/node,            stretchr/testify
+//	                              rs/zerolog
 //	cmd/stalkctl                  jobs/cluster, wal, wal/binlog,                jobs, engine, engine/admin, engine/embed,
 //	                              cmd/stalkctl/internal/client, x/sys, yaml.v3  engine/enginetest,
-//	                                                                            engine/enginetest/inproc,
+//	                                                                            engine/enginetest/inproc, engine/node,
 //	                                                                            beanstalkd/go-beanstalk, rs/zerolog,
 //	                                                                            stretchr/testify
 //	cmd/stalkctl/internal/client  codec                                         -
-//	cmd/stalkd                    jobs, jobs/cluster, wal, wal/raft, engine,    codec, engine/enginetest,
-//	                              engine/admin, engine/embed, engine/front,     beanstalkd/go-beanstalk, stretchr/testify
-//	                              engine/tlscert, rs/zerolog, x/sys, yaml.v3
+//	cmd/stalkd                    jobs, wal, wal/raft, engine, engine/node,     codec, engine/enginetest,
+//	                              rs/zerolog, x/sys                             beanstalkd/go-beanstalk, stretchr/testify
 //	benchmarks/cmd/stalkd-bench   benchmarks/loadgen                            stretchr/testify
-//	benchmarks/loadgen            -                                             stretchr/testify
+//	benchmarks/loadgen            -                                             engine/enginetest, stretchr/testify
 //	fuzz                          -                                             codec, jobs, jobs/jobsmodel, wal,
 //	                                                                            wal/binlog, wal/raft, stretchr/testify
 //

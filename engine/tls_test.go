@@ -2,15 +2,8 @@ package engine
 
 import (
 	"bufio"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"io"
-	"math/big"
 	mrand "math/rand/v2"
 	"net"
 	"os"
@@ -27,62 +20,9 @@ import (
 	"github.com/stalkd/stalkd/engine/tlscert"
 )
 
-// testCA is a certificate authority made for a test.
-type testCA struct {
-	cert *x509.Certificate
-	key  *ecdsa.PrivateKey
-	pool *x509.CertPool
-	pem  []byte
-}
-
-var serial = big.NewInt(100)
-
-func nextSerial() *big.Int { serial = new(big.Int).Add(serial, big.NewInt(1)); return serial }
-
-func newCA(t *testing.T, name string) *testCA {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	require.NoError(t, err)
-	tmpl := &x509.Certificate{
-		SerialNumber: nextSerial(), Subject: pkix.Name{CommonName: name},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	require.NoError(t, err)
-	cert, err := x509.ParseCertificate(der)
-	require.NoError(t, err)
-	pool := x509.NewCertPool()
-	pool.AddCert(cert)
-	return &testCA{cert, key, pool, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})}
-}
-
-// issue makes a leaf certificate: for a server (127.0.0.1) or a client.
-func (ca *testCA) issue(t *testing.T, name string, server bool) (tls.Certificate, []byte, []byte) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	require.NoError(t, err)
-	tmpl := &x509.Certificate{
-		SerialNumber: nextSerial(), Subject: pkix.Name{CommonName: name},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
-	}
-	if server {
-		tmpl.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}
-		tmpl.IPAddresses = []net.IP{net.IPv4(127, 0, 0, 1)}
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.cert, &key.PublicKey, ca.key)
-	require.NoError(t, err)
-	kder, err := x509.MarshalECPrivateKey(key)
-	require.NoError(t, err)
-	certPEM := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
-	keyPEM := pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kder})
-	pair, err := tls.X509KeyPair(certPEM, keyPEM)
-	require.NoError(t, err)
-	return pair, certPEM, keyPEM
-}
-
 // tlsSetup is a CA, a server certificate in files, and a TLS server.
 type tlsSetup struct {
-	ca       *testCA
+	ca       *enginetest.CA // the test kit's: one CA for every test
 	certs    *tlscert.CertFiles
 	certFile string
 	keyFile  string
@@ -91,15 +31,14 @@ type tlsSetup struct {
 
 func startTLS(t *testing.T, mutual bool, plain bool, mutate ...func(*Config)) *tlsSetup {
 	dir := t.TempDir()
-	ts := &tlsSetup{ca: newCA(t, "test CA"), certFile: filepath.Join(dir, "cert.pem"), keyFile: filepath.Join(dir, "key.pem")}
+	ts := &tlsSetup{ca: enginetest.NewCA(t, "test"), certFile: filepath.Join(dir, "cert.pem"), keyFile: filepath.Join(dir, "key.pem")}
 	ts.writePair(t, "server one")
 	var err error
 	ts.certs, err = tlscert.LoadCertFiles(ts.certFile, ts.keyFile)
 	require.NoError(t, err)
 	caFile := ""
 	if mutual {
-		caFile = filepath.Join(dir, "ca.pem")
-		require.NoError(t, os.WriteFile(caFile, ts.ca.pem, 0o600))
+		caFile = ts.ca.CAFile
 	}
 	cfg, err := tlscert.ServerTLSConfig(ts.certs, caFile)
 	require.NoError(t, err)
@@ -116,16 +55,19 @@ func startTLS(t *testing.T, mutual bool, plain bool, mutate ...func(*Config)) *t
 }
 
 func (ts *tlsSetup) writePair(t *testing.T, name string) {
-	_, certPEM, keyPEM := ts.ca.issue(t, name, true)
-	require.NoError(t, os.WriteFile(ts.certFile, certPEM, 0o600))
-	require.NoError(t, os.WriteFile(ts.keyFile, keyPEM, 0o600))
+	certFile, keyFile, _ := ts.ca.Issue(t, name)
+	for from, to := range map[string]string{certFile: ts.certFile, keyFile: ts.keyFile} {
+		b, err := os.ReadFile(from)
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(to, b, 0o600))
+	}
 }
 
 // dialTLS connects with the given client certificates (none: nil).
 func (ts *tlsSetup) dialTLS(t *testing.T, certs []tls.Certificate) (*tls.Conn, error) {
 	d := &net.Dialer{Timeout: ioTimeout}
 	c, err := tls.DialWithDialer(d, "tcp", ts.srv.TLSAddr().String(),
-		&tls.Config{RootCAs: ts.ca.pool, Certificates: certs, MinVersion: tls.VersionTLS12})
+		&tls.Config{RootCAs: ts.ca.Pool, Certificates: certs, MinVersion: tls.VersionTLS12})
 	if err == nil {
 		t.Cleanup(func() { _ = c.Close() })
 	}
@@ -173,12 +115,12 @@ func TestTLSOnly(t *testing.T) {
 // served; none, or one from another CA, is refused.
 func TestMutualTLS(t *testing.T) {
 	ts := startTLS(t, true, false)
-	good, _, _ := ts.ca.issue(t, "worker", false)
+	_, _, good := ts.ca.Issue(t, "worker")
 	c, err := ts.dialTLS(t, []tls.Certificate{good})
 	require.NoError(t, err)
 	enginetest.Wrap(t, c).Do("list-tube-used\r\n", "USING default\r\n")
 
-	other, _, _ := newCA(t, "other CA").issue(t, "intruder", false)
+	_, _, other := enginetest.NewCA(t, "other").Issue(t, "intruder")
 	for name, certs := range map[string][]tls.Certificate{"no certificate": nil, "wrong CA": {other}} {
 		c, err := ts.dialTLS(t, certs)
 		if err == nil { // TLS 1.3: the client learns of the refusal on its first read
@@ -196,7 +138,7 @@ func TestMutualTLS(t *testing.T) {
 // auth token; a plain connection to the same server still needs one.
 func TestMutualTLSNeedsNoToken(t *testing.T) {
 	ts := startTLS(t, true, true, func(c *Config) { c.AuthTokens = []string{goodToken} })
-	good, _, _ := ts.ca.issue(t, "worker", false)
+	_, _, good := ts.ca.Issue(t, "worker")
 	c, err := ts.dialTLS(t, []tls.Certificate{good})
 	require.NoError(t, err)
 	enginetest.Wrap(t, c).Do("put 0 0 10 1\r\nx\r\n", "INSERTED 1\r\n")

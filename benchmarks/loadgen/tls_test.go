@@ -1,24 +1,18 @@
 package loadgen
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"io"
-	"math/big"
 	"net"
-	"os"
-	"path/filepath"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/stalkd/stalkd/engine/enginetest"
 )
 
 // testPKI is a CA with a server certificate for 127.0.0.1 and a client
@@ -31,45 +25,10 @@ type testPKI struct {
 
 func newTestPKI(t *testing.T) testPKI {
 	t.Helper()
-	dir := t.TempDir()
-	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	require.NoError(t, err)
-	caTmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "bench test CA"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour), IsCA: true,
-		KeyUsage: x509.KeyUsageCertSign, BasicConstraintsValid: true}
-	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
-	require.NoError(t, err)
-	ca, err := x509.ParseCertificate(caDER)
-	require.NoError(t, err)
-	leaf := func(serial int64, usage x509.ExtKeyUsage) ([]byte, *ecdsa.PrivateKey) {
-		key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-		require.NoError(t, err)
-		tmpl := &x509.Certificate{SerialNumber: big.NewInt(serial), Subject: pkix.Name{CommonName: "leaf"},
-			NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-			IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}, ExtKeyUsage: []x509.ExtKeyUsage{usage},
-			KeyUsage: x509.KeyUsageDigitalSignature}
-		der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, &key.PublicKey, caKey)
-		require.NoError(t, err)
-		return der, key
-	}
-	write := func(name, typ string, der []byte) string {
-		p := filepath.Join(dir, name)
-		require.NoError(t, os.WriteFile(p, pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: der}), 0o600))
-		return p
-	}
-	srvDER, srvKey := leaf(2, x509.ExtKeyUsageServerAuth)
-	cliDER, cliKey := leaf(3, x509.ExtKeyUsageClientAuth)
-	cliKeyDER, err := x509.MarshalECPrivateKey(cliKey)
-	require.NoError(t, err)
-	p := testPKI{
-		caFile:   write("ca.pem", "CERTIFICATE", caDER),
-		certFile: write("client.pem", "CERTIFICATE", cliDER),
-		keyFile:  write("client-key.pem", "EC PRIVATE KEY", cliKeyDER),
-		pool:     x509.NewCertPool(),
-		server:   tls.Certificate{Certificate: [][]byte{srvDER}, PrivateKey: srvKey},
-	}
-	p.pool.AddCert(ca)
-	return p
+	ca := enginetest.NewCA(t, "bench test") // the test kit's: one CA for every test
+	_, _, server := ca.Issue(t, "server")
+	certFile, keyFile, _ := ca.Issue(t, "client")
+	return testPKI{caFile: ca.CAFile, certFile: certFile, keyFile: keyFile, pool: ca.Pool, server: server}
 }
 
 // tlsProxy terminates TLS on a loopback port and relays each connection to

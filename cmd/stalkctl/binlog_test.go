@@ -13,6 +13,7 @@ import (
 	"github.com/stalkd/stalkd/engine"
 	"github.com/stalkd/stalkd/engine/embed"
 	"github.com/stalkd/stalkd/engine/enginetest"
+	"github.com/stalkd/stalkd/engine/node"
 	"github.com/stalkd/stalkd/wal"
 )
 
@@ -84,9 +85,9 @@ func TestBinlogRoundTrip(t *testing.T) {
 
 	q, err := embed.Open(embed.Options{Dir: dir, MaxJobSize: 70000})
 	require.NoError(t, err)
-	srv, err := q.Serve(context.Background(), engine.Config{Addr: "127.0.0.1:0"})
+	n, err := node.Start(context.Background(), node.Config{Queue: q, Engine: engine.Config{Addr: "127.0.0.1:0"}})
 	require.NoError(t, err)
-	addr := srv.Addr().String()
+	addr := n.Addr().String()
 	enginetest.RequireSameJobs(t, want, enginetest.JobsByID(t, addr, maxID), 3, "file")
 
 	// Over the protocol, a tube whose name leaves no room for list-jobs'

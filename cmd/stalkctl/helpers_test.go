@@ -15,16 +15,17 @@ import (
 	"github.com/stalkd/stalkd/engine"
 	"github.com/stalkd/stalkd/engine/enginetest"
 	"github.com/stalkd/stalkd/engine/enginetest/inproc"
+	"github.com/stalkd/stalkd/engine/node"
 )
 
-// startServer starts an in-process stalkd on a free loopback port and
+// startServer starts an in-process stalkd (a node, as the daemon runs) on a free loopback port and
 // returns its address; it stops when the test ends.
 func startServer(t *testing.T) string { t.Helper(); return startServerAt(t, "127.0.0.1:0") }
 
 // startServerAt starts an in-process stalkd on addr.
 func startServerAt(t *testing.T, addr string) string {
 	t.Helper()
-	return inproc.Start(t, engine.Config{Addr: addr, Logger: zerolog.New(zerolog.NewTestWriter(t))}).Addr().String()
+	return inproc.StartNode(t, node.Config{Engine: engine.Config{Addr: addr}, Logger: zerolog.New(zerolog.NewTestWriter(t))}).Addr().String()
 }
 
 // beanConn is an independent client (go-beanstalk) to set up and check

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -9,29 +8,17 @@ import (
 	"time"
 
 	"github.com/beanstalkd/go-beanstalk"
-	"github.com/rs/zerolog"
 
-	"github.com/stalkd/stalkd/engine"
-	"github.com/stalkd/stalkd/engine/admin"
 	"github.com/stalkd/stalkd/engine/enginetest/inproc"
+	"github.com/stalkd/stalkd/engine/node"
 	jobsq "github.com/stalkd/stalkd/jobs"
 )
 
-// startWithAdmin starts an in-process stalkd and an admin listener on its
-// queue; it returns the environment stalkctl reads both addresses from.
+// startWithAdmin starts an in-process stalkd with its admin port (a node); it returns the environment stalkctl reads both addresses from.
 func startWithAdmin(t *testing.T) (map[string]string, *jobsq.Queue) {
 	t.Helper()
-	srv := inproc.Start(t, engine.Config{Logger: zerolog.New(zerolog.NewTestWriter(t)).Level(zerolog.WarnLevel)})
-	a, err := admin.Start(admin.Options{Addr: "127.0.0.1:0", Queue: srv.Queue()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		_ = a.Stop(ctx)
-	})
-	return map[string]string{"STALKD_ADDR": srv.Addr().String(), "STALKD_ADMIN": a.URL()}, srv.Queue()
+	n := inproc.StartNode(t, node.Config{Admin: node.Admin{Addr: "127.0.0.1:0"}})
+	return map[string]string{"STALKD_ADDR": n.Addr().String(), "STALKD_ADMIN": "http://" + n.AdminAddr().String()}, n.Queue()
 }
 
 // spend reserves job id from tube with go-beanstalk and releases it.

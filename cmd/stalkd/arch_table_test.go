@@ -60,7 +60,12 @@ var arrows = map[string]allow{
 		tests: list("engine/enginetest", "engine/enginetest/inproc", fwBeanstalk, fwTestify, fwYaml)},
 	"engine/front": {code: list("codec", "engine/tlscert", fwZerolog),
 		tests: list("engine", "engine/enginetest", fwBeanstalk, fwTestify)},
-	"engine/embed": {code: list("codec", "jobs", "wal", "engine", "engine/internal/commit", "engine/internal/memreturn", fwZerolog),
+	"engine/embed": {code: list("codec", "jobs", "wal", "engine/internal/commit", "engine/internal/memreturn", fwZerolog), // no engine: no gnet (embed_deps_test.go)
+		tests: list("engine", "engine/node", "engine/enginetest", fwBeanstalk, fwTestify)},
+	// The composition: a single server or a cluster member, for the daemon,
+	// embedding programs and the tests.
+	"engine/node": {code: list("engine", "engine/admin", "engine/embed", "engine/front", "engine/tlscert", "jobs", "jobs/cluster",
+		"wal", "wal/raft", fwYaml, fwZerolog),
 		tests: list("engine/enginetest", fwBeanstalk, fwTestify)},
 	"engine/admin": {code: list("codec", "jobs", "jobs/cluster", "engine/internal/commit", "engine/internal/token", fwPrometheus, fwZerolog),
 		tests: list("engine", "engine/enginetest", fwBeanstalk, fwChromedp, fwCdproto, fwPromModel, fwPromCommon, fwTestify)},
@@ -73,7 +78,7 @@ var arrows = map[string]allow{
 
 	// The wire-test kit (code that only tests import) and the differential tests.
 	"engine/enginetest":        {code: list("codec", "jobs", fwTestify, fwXsys, fwZerolog), tests: list()},
-	"engine/enginetest/inproc": {code: list("engine", "engine/enginetest", fwTestify, fwZerolog), tests: list()},
+	"engine/enginetest/inproc": {code: list("engine", "engine/enginetest", "engine/node", fwTestify, fwZerolog), tests: list()},
 	"engine/difftest":          {code: list(), tests: list("codec", "engine", "engine/enginetest", "engine/enginetest/inproc", fwTestify, fwZerolog)},
 
 	// The robustness suite: the queue's model for porcupine, and the runner
@@ -82,16 +87,15 @@ var arrows = map[string]allow{
 	"engine/robustness":       {code: list(), tests: list("engine/robustness/model", "engine/enginetest", fwPorcupine, fwTestify)},
 
 	// The programs.
-	"cmd/stalkd": {code: list("engine", "engine/admin", "engine/embed", "engine/front", "engine/tlscert", "jobs", "jobs/cluster",
-		"wal", "wal/raft", fwXsys, fwYaml, fwZerolog),
+	"cmd/stalkd": {code: list("engine", "engine/node", "jobs", "wal", "wal/raft", fwXsys, fwZerolog),
 		tests: list("codec", "engine/enginetest", fwBeanstalk, fwTestify)},
 	"cmd/stalkctl": {code: list("cmd/stalkctl/internal/client", "jobs/cluster", "wal", "wal/binlog", fwXsys, fwYaml),
-		tests: list("engine", "engine/admin", "engine/embed", "engine/enginetest", "engine/enginetest/inproc", "jobs", fwBeanstalk, fwTestify, fwZerolog)},
+		tests: list("engine", "engine/admin", "engine/embed", "engine/enginetest", "engine/enginetest/inproc", "engine/node", "jobs", fwBeanstalk, fwTestify, fwZerolog)},
 	"cmd/stalkctl/internal/client": {code: list("codec"), tests: list()},
-	"cmd/examples/gateway":         {code: list("engine", "engine/embed", fwZerolog), tests: list(fwTestify)},
+	"cmd/examples/gateway":         {code: list("engine", "engine/embed", "engine/node", fwZerolog), tests: list(fwTestify)},
 
 	// Load generator and fuzz targets.
-	"benchmarks/loadgen":          {code: list(), tests: list(fwTestify)},
+	"benchmarks/loadgen":          {code: list(), tests: list("engine/enginetest", fwTestify)},
 	"benchmarks/cmd/stalkd-bench": {code: list("benchmarks/loadgen"), tests: list(fwTestify)},
 	"fuzz":                        {code: list(), tests: list("codec", "jobs", "jobs/jobsmodel", "wal", "wal/binlog", "wal/raft", fwTestify)},
 }

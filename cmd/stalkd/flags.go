@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/stalkd/stalkd/engine"
+	"github.com/stalkd/stalkd/engine/node"
 	"github.com/stalkd/stalkd/wal"
 )
 
@@ -23,19 +24,16 @@ type options struct {
 	tls     tlsFlags // --tls and its files (tlsflags.go)
 
 	authTokenFile string       // --auth-token-file (authflags.go)
-	admin         adminFlags   // --admin, --metrics-max-tubes (admin.go)
-	cluster       clusterFlags // --raft-id, --raft-addr, --raft-peers (cluster.go)
-	policies      *policyFile  // --policies FILE, read and checked (policies.go); nil: none
+	admin         adminFlags   // --admin, --metrics-max-tubes (adminflags.go)
+	cluster       clusterFlags // --raft-* (clusterflags.go)
+	policies      *policyFlag  // --policies FILE, read and checked (policies.go); nil: none
 }
 
-// journalFlags are the persistence flags, handed to openJournal as they are.
-type journalFlags struct {
-	Dir          string        // -b; "" keeps everything in memory
-	SyncInterval time.Duration // -f
-	NoSync       bool          // -F (a later -f turns syncing back on)
-	SegmentSize  int64         // -s
-	Salvage      bool          // -S: start on a log damaged in the middle, keeping what is readable
-}
+// journalFlags are the persistence flags: -b (Dir; "" keeps everything in
+// memory), -f (SyncInterval), -F (NoSync; a later -f turns syncing back
+// on), -s (SegmentSize) and -S (Salvage: start on a log damaged in the
+// middle, keeping what is readable), handed to the node as they are.
+type journalFlags = node.Journal
 
 // action is what the command line asks for.
 type action int
@@ -109,7 +107,7 @@ func parseArgs(args []string, warn func(string)) (options, action, error) {
 			}
 		}
 	}
-	return o, actRun, o.checkCluster()
+	return o, actRun, o.check()
 }
 
 var errUnknownFlag = usageError("unknown flag")

@@ -19,6 +19,7 @@ import (
 
 	"github.com/stalkd/stalkd/engine"
 	"github.com/stalkd/stalkd/engine/enginetest"
+	"github.com/stalkd/stalkd/engine/node"
 )
 
 // TestProcessLog runs the real binary at -VV with a flag that warns, does a
@@ -116,11 +117,10 @@ func TestLevels(t *testing.T) {
 // TestWaitServerGone: a server that stops without an error (gnet shut down
 // under it) is reported in words, not as a formatting error.
 func TestWaitServerGone(t *testing.T) {
-	srv, err := engine.Start(context.Background(), engine.Config{Addr: "127.0.0.1:0"})
+	n, err := node.Start(context.Background(), node.Config{Engine: engine.Config{Addr: "127.0.0.1:0"}})
 	require.NoError(t, err)
-	require.NoError(t, srv.Stop(context.Background()))
-	d := &daemon{sigs: make(chan os.Signal)}
-	err = d.waitSignals(serving{srv: srv}, zerolog.Nop())
+	require.NoError(t, n.Stop(context.Background()))
+	err = waitSignals(n, make(chan os.Signal), zerolog.Nop())
 	require.Error(t, err)
 	assert.Equal(t, "server stopped on its own", err.Error())
 }

@@ -85,12 +85,3 @@ func parseLong(o *options, args []string, i int) (int, error) {
 	}
 	return i, f(o, v)
 }
-
-// maxConns is the engine's connection cap: --max-connections if given,
-// else the one derived from the open-file limit.
-func maxConns(flag, derived int) int {
-	if flag >= 0 {
-		return flag
-	}
-	return derived
-}

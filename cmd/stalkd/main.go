@@ -4,7 +4,7 @@
 //	stalkd [-l ADDR] [-p PORT] [-z BYTES] [-b DIR [-f MS | -F] [-s BYTES]] [-u USER] [-V...]
 //
 // SIGUSR1 puts it in drain mode (puts are refused from then on); SIGHUP
-// reloads the TLS certificates and the --policies file (policyreload.go);
+// reloads the TLS certificates and the --policies file (run.go, node.Reload);
 // SIGTERM and SIGINT stop it gracefully: it stops accepting, answers what is
 // in flight, closes the journal with a final sync and exits 0.
 //

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -19,11 +18,9 @@ import (
 	"github.com/stalkd/stalkd/jobs"
 )
 
+// writePolicies writes a policy file called name.
 func writePolicies(t *testing.T, name, text string) string {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), name)
-	require.NoError(t, os.WriteFile(path, []byte(text), 0o600))
-	return path
+	return enginetest.WriteFile(t, name, text)
 }
 
 const policiesYAML = `# kept in the deployment's repository

@@ -4,185 +4,126 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
-	"strings"
+	"os"
+	"os/signal"
+	"syscall"
 	"time"
 
 	"github.com/rs/zerolog"
-	"golang.org/x/sys/unix"
 
-	"github.com/stalkd/stalkd/engine"
-	"github.com/stalkd/stalkd/jobs"
+	"github.com/stalkd/stalkd/engine/node"
+	"github.com/stalkd/stalkd/wal"
 )
 
 // stopTimeout bounds a graceful stop: answering what is in flight.
 const stopTimeout = 5 * time.Second
 
-// run serves until a signal stops it, in the reference's order: bind, -u,
-// journal, replay, serve. root is the program's logger, without a component.
+// run serves until a signal stops it. The node (package engine/node)
+// starts in the reference's order: bind, -u (AfterBind), journal, replay,
+// serve. root is the program's logger, without a component.
 func run(o options, root zerolog.Logger) error {
-	o.admin.root = root
+	mode := "cmd"
 	if o.cluster.ID != "" {
-		return runCluster(o, root)
+		mode = "cluster"
 	}
-	log := componentLogger(root, "cmd")
-	d, err := prelude(&o, log)
-	defer d.stop()
+	log := componentLogger(root, mode)
+	cfg, sigs, err := prelude(o, root, log)
+	if sigs != nil {
+		defer signal.Stop(sigs)
+	}
 	if err != nil {
 		return err
 	}
-	inherited, err := inheritedListener(o, log)
+	n, err := node.Start(context.Background(), cfg)
 	if err != nil {
-		return &exitError{exitSocket, err}
+		return startError(err)
 	}
-	srv, err := engine.Listen(context.Background(), engine.Config{
-		Listener:    inherited,
-		Addr:        listenAddr(o),
-		MaxJobSize:  maxJobSize(o.maxJob),
-		Logger:      componentLogger(root, "engine"),
-		MaxConns:    maxConns(o.net.maxConns, raiseFileLimit(log)),
-		IdleTimeout: o.net.idleTimeout,
-		TLSAddr:     o.tls.addr,
-		TLSConfig:   d.tlsConfig,
-		AuthTokens:  d.tokens,
-	})
-	if err != nil {
-		return &exitError{exitSocket, err}
-	}
-	q, jr, err := prepare(o, root)
-	if err != nil {
-		_ = srv.Stop(context.Background())
-		return err
-	}
-	return serve(srv, q, jr, o, d, log)
-}
-
-// prepare does what comes between binding and serving: -u, then the
-// journal and the queue it fills.
-func prepare(o options, root zerolog.Logger) (*jobs.Queue, journal, error) {
-	if o.user != "" {
-		if err := becomeUser(o.user); err != nil {
-			return nil, journal{}, err
-		}
-	}
-	jr, err := openJournal(o.journal, componentLogger(root, "wal"))
-	if err != nil {
-		return nil, journal{}, err
-	}
-	q, err := newQueue(jr)
-	if err == nil && o.policies != nil {
-		err = applyPolicyFile(o.policies, o.policies.current(), queueReplace(q), "start", componentLogger(root, "cmd"))
-	}
-	if err != nil {
-		_ = jr.close()
-		return nil, journal{}, err
-	}
-	return q, jr, nil
-}
-
-// serve runs the queue's timers and the server until a signal (or a server
-// failure), then stops both and closes the journal.
-func serve(srv *engine.Server, q *jobs.Queue, jr journal, o options, d *daemon, log zerolog.Logger) error {
-	ctx, stopTimers := context.WithCancel(context.Background())
-	defer stopTimers()
-	timersDone := make(chan struct{})
-	go func() { defer close(timersDone); q.Run(ctx) }()
-
-	err := srv.Serve(engine.Backend{Queue: q, BinlogStats: jr.stats})
-	var adm *adminServer
-	if err == nil {
-		adm, err = startAdmin(o.admin, srv, q, jr, o.policies)
-	}
-	if err == nil {
-		s := serving{srv: srv, drain: func() { q.SetDraining(true) },
-			drained: "drain mode: new jobs are refused from now on"}
-		if f := o.policies; f != nil {
-			s.hup = func() { reloadPolicyFile(f, queueReplace(q), log) }
-		}
-		err = d.waitSignals(s, log)
-	}
-	start := time.Now()
-	conns := q.Stats().Connections
-	adm.markStopping()
-	sctx, cancel := context.WithTimeout(context.Background(), stopTimeout)
+	err = waitSignals(n, sigs, log)
+	ctx, cancel := context.WithTimeout(context.Background(), stopTimeout)
 	defer cancel()
-	serr := srv.Stop(sctx)
-	if serr != nil {
-		log.Warn().Err(serr).Msg("stopped before every reply was written")
+	return errors.Join(err, n.Stop(ctx))
+}
+
+// prelude checks the -b directory, subscribes the signals, reads the token
+// file and takes a socket systemd passed, and returns the node's Config.
+// The signal channel is returned even with an error: the caller stops it.
+func prelude(o options, root, log zerolog.Logger) (node.Config, chan os.Signal, error) {
+	cfg := o.config()
+	cfg.Logger = root
+	if d := o.journal.Dir; d != "" {
+		if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
+			return cfg, nil, &exitError{exitWALDir, fmt.Errorf("-b %s: not a directory", d)}
+		}
 	}
-	adm.stop(sctx)
-	stopTimers()
-	<-timersDone
-	cerr := jr.close()
-	if cerr != nil {
-		err = errors.Join(err, fmt.Errorf("closing the journal: %w", cerr))
+	signal.Ignore(syscall.SIGPIPE)
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGUSR1, syscall.SIGTERM, syscall.SIGINT)
+	if cfg.Reloads() {
+		signal.Notify(sigs, syscall.SIGHUP)
 	}
-	log.Info().Int64("connections_closed", conns).Bool("replies_written", serr == nil).
-		Bool("journal", jr.j != nil).Bool("journal_synced", jr.j != nil && cerr == nil).
-		Float64("took_ms", msSince(start)).Msg("stopped")
+	if o.authTokenFile != "" {
+		tokens, err := readTokens(o.authTokenFile)
+		if err != nil {
+			return cfg, sigs, &exitError{exitUsage, err}
+		}
+		log.Info().Int("tokens", len(tokens)).Msg("token authentication on")
+		cfg.Engine.AuthTokens = tokens
+	}
+	if o.cluster.ID == "" {
+		ln, err := inheritedListener(o, log)
+		if err != nil {
+			return cfg, sigs, &exitError{exitSocket, err}
+		}
+		cfg.Engine.Listener = ln
+	}
+	cfg.Engine.MaxConns = maxConns(o.net.maxConns, raiseFileLimit(log))
+	if o.user != "" {
+		cfg.AfterBind = func() error { return becomeUser(o.user) }
+	}
+	return cfg, sigs, nil
+}
+
+// startError gives a failed start its exit code, as the reference's.
+func startError(err error) error {
+	var ee *exitError
+	var ce *node.ConfigError
+	switch {
+	case errors.As(err, &ee): // -u
+		return err
+	case errors.As(err, &ce):
+		return &exitError{exitUsage, err}
+	case errors.Is(err, node.ErrBind):
+		return &exitError{exitSocket, err}
+	case errors.Is(err, wal.ErrLocked), errors.Is(err, node.ErrClusterDir):
+		return &exitError{exitWALDir, err}
+	case errors.Is(err, wal.ErrCorrupt):
+		return fmt.Errorf("%w (start with -S to move the damaged files aside and keep what is readable)", err)
+	}
 	return err
 }
 
-// msSince is the time since start in milliseconds, the unit of every
-// "_ms" log field.
-func msSince(start time.Time) float64 {
-	return float64(time.Since(start)) / float64(time.Millisecond)
-}
-
-// newQueue creates the queue and loads the journal's jobs into it.
-func newQueue(jr journal) (*jobs.Queue, error) {
-	q := jobs.New(jobs.Config{Journal: jr.j})
-	if jr.replay != nil {
-		if err := jr.replay(q); err != nil {
-			return nil, fmt.Errorf("replaying the journal: %w", err)
+// waitSignals handles signals until one asks to stop (nil), or the server
+// dies (an error saying how). SIGUSR1 drains; SIGHUP (subscribed only with
+// something to reload) reloads the TLS certificates, the node TLS and the
+// policy file.
+func waitSignals(n *node.Node, sigs <-chan os.Signal, log zerolog.Logger) error {
+	for {
+		select {
+		case sig := <-sigs:
+			switch sig {
+			case syscall.SIGHUP:
+				_ = n.Reload() // each failure is logged, and keeps what is in use
+			case syscall.SIGUSR1:
+				n.Drain()
+			default:
+				log.Info().Stringer("signal", sig).Msg("stopping")
+				return nil
+			}
+		case <-n.Done():
+			if err := n.Err(); err != nil {
+				return fmt.Errorf("server failed: %w", err)
+			}
+			return errors.New("server stopped on its own")
 		}
 	}
-	return q, nil
-}
-
-// plainOff, as -l, turns the plain listener off (with --tls).
-const plainOff = "none"
-
-// listenAddr joins -l and -p into the engine's address.
-func listenAddr(o options) string {
-	if o.addr == plainOff {
-		return engine.NoPlainListener
-	}
-	if strings.HasPrefix(o.addr, "unix:") {
-		return o.addr
-	}
-	return net.JoinHostPort(o.addr, o.port)
-}
-
-// maxJobSize converts -z to the engine's setting, where 0 means the default.
-func maxJobSize(z uint64) uint32 {
-	if z == 0 {
-		return engine.MaxJobSizeZero
-	}
-	return uint32(z)
-}
-
-// raiseFileLimit lifts the soft limit on open files to the hard one and
-// returns a connection cap that leaves headroom below it. gnet stops its
-// whole engine when accept fails for lack of descriptors, so the server
-// must refuse connections before that can happen.
-func raiseFileLimit(log zerolog.Logger) int {
-	var rl unix.Rlimit
-	if err := unix.Getrlimit(unix.RLIMIT_NOFILE, &rl); err != nil {
-		return 0
-	}
-	if rl.Cur < rl.Max {
-		want := rl
-		want.Cur = rl.Max
-		if err := unix.Setrlimit(unix.RLIMIT_NOFILE, &want); err == nil {
-			rl = want
-		} else {
-			log.Debug().Err(err).Msg("cannot raise the open-file limit")
-		}
-	}
-	if rl.Cur > 1<<24 || rl.Cur == unix.RLIM_INFINITY {
-		rl.Cur = 1 << 24
-	}
-	n := int(rl.Cur)
-	return max(n-n/8-64, 16)
 }

@@ -8,17 +8,15 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/beanstalkd/go-beanstalk"
-	"github.com/stalkd/stalkd/engine"
 )
 
 // The embedded queue's latency and throughput: P producers put b.N jobs
 // stamped with the time of the Put call, W workers blocked in Reserve take
 // them and delete them, and the time from the stamp to Reserve returning
 // goes into a histogram. Reported: p50-ns, p99-ns and jobs/s, beside the
-// same work through the protocol on loopback and over a buffered channel
-// (the floor: no queue at all).
+// same work through the protocol on loopback (loopback_bench_test.go: a
+// node serves the queue) and over a buffered channel (the floor: no queue
+// at all).
 //
 // "latency" runs are closed loops: each producer waits until its job is
 // taken before it puts the next, so with W >= P the workers are blocked in
@@ -80,59 +78,6 @@ func BenchmarkEmbedLatency(b *testing.B) {
 					})
 			})
 		}
-	}
-}
-
-func BenchmarkLoopbackLatency(b *testing.B) {
-	for _, sh := range benchShapes {
-		b.Run(sh.name, func(b *testing.B) {
-			q := openTest(b, Options{})
-			srv, err := q.Serve(context.Background(), engine.Config{Addr: "127.0.0.1:0"})
-			if err != nil {
-				b.Fatal(err)
-			}
-			dial := func() *beanstalk.Conn {
-				c, err := beanstalk.Dial("tcp", srv.Addr().String())
-				if err != nil {
-					b.Fatal(err)
-				}
-				b.Cleanup(func() { c.Close() })
-				return c
-			}
-			runLatency(b, sh.producers, sh.workers, sh.closed,
-				func(int) func([]byte) {
-					tube := beanstalk.NewTube(dial(), "bench")
-					return func(stamp []byte) {
-						if _, err := tube.Put(stamp, 0, 0, time.Minute); err != nil {
-							b.Error(err)
-						}
-					}
-				},
-				func(_ int, stop <-chan struct{}) func() ([]byte, bool) {
-					c := dial()
-					ts := beanstalk.NewTubeSet(c, "bench")
-					var last uint64
-					return func() ([]byte, bool) {
-						if last != 0 {
-							if err := c.Delete(last); err != nil {
-								b.Error(err)
-							}
-						}
-						for {
-							id, body, err := ts.Reserve(50 * time.Millisecond)
-							if err == nil {
-								last = id
-								return body, true
-							}
-							select {
-							case <-stop:
-								return nil, false
-							default:
-							}
-						}
-					}
-				})
-		})
 	}
 }
 

@@ -11,7 +11,6 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/stalkd/stalkd/codec"
-	"github.com/stalkd/stalkd/engine"
 	"github.com/stalkd/stalkd/engine/internal/commit"
 	"github.com/stalkd/stalkd/engine/internal/memreturn"
 	"github.com/stalkd/stalkd/jobs"
@@ -48,8 +47,9 @@ type Options struct {
 	// readable (see wal.Options.Salvage).
 	Salvage bool
 	// MaxJobSize is the largest body Put accepts, in bytes: zero means
-	// DefaultMaxJobSize; it must not exceed MaxJobSizeLimit. Serve uses it
-	// for the network too unless its Config says otherwise.
+	// DefaultMaxJobSize; it must not exceed MaxJobSizeLimit. A node serving
+	// the queue (package engine/node) uses it for the network too unless
+	// its Config says otherwise.
 	MaxJobSize int
 	// DefaultTTR replaces a zero PutOptions.TTR; zero means DefaultTTR.
 	DefaultTTR time.Duration
@@ -69,8 +69,8 @@ type Options struct {
 // validate returns o with defaults filled in, or why it is unusable.
 func (o Options) validate() (Options, error) {
 	switch {
-	case o.MaxJobSize < 0 || o.MaxJobSize > engine.MaxJobSizeLimit:
-		return o, fmt.Errorf("embed: MaxJobSize %d outside 0..%d", o.MaxJobSize, engine.MaxJobSizeLimit)
+	case o.MaxJobSize < 0 || o.MaxJobSize > codec.MaxJobSizeLimit:
+		return o, fmt.Errorf("embed: MaxJobSize %d outside 0..%d", o.MaxJobSize, codec.MaxJobSizeLimit)
 	case o.SyncInterval < 0 || o.DefaultTTR < 0 || o.SegmentSize < 0:
 		return o, errors.New("embed: negative SyncInterval, DefaultTTR or SegmentSize")
 	case o.Dir == "" && (o.SyncInterval != 0 || o.NoSync || o.SegmentSize != 0 || o.Salvage):
@@ -89,9 +89,9 @@ func (o Options) validate() (Options, error) {
 
 // Queue is a job queue embedded in a Go program: in memory or persistent,
 // used in-process through blocking, context-aware calls, and optionally
-// served on the network (Serve) at the same time. It wraps a jobs.Queue
-// (Jobs) and, when persistent, a wal.Log; it is the same queue a Server
-// serves, not a second one.
+// served on the network at the same time (node.Start with Config.Queue, in
+// package engine/node). It wraps a jobs.Queue (Jobs) and, when persistent,
+// a wal.Log; a node serving it serves the same queue, not a second one.
 //
 // Tube names are strings, bodies are plain bytes (the wire's CRLF is added
 // and stripped here), errors are the sentinels below and jobs'.
@@ -117,8 +117,8 @@ type Queue struct {
 	closeOnce sync.Once
 	closeErr  error
 
-	srvMu   sync.Mutex
-	servers []*engine.Server
+	closersMu sync.Mutex
+	closers   []func() // OnClose's, run first by Close
 }
 
 // Open creates a queue: in memory, or (with o.Dir) persistent, loading the
@@ -174,24 +174,22 @@ func start(o Options, jq *jobs.Queue, l *wal.Log, subscribe func(func())) *Queue
 // mode, ticks of a manual clock). Its methods are safe for concurrent use.
 func (q *Queue) Jobs() *jobs.Queue { return q.jq }
 
-// Close stops the servers started by Serve that are still running (at once:
-// stop them yourself first for a graceful stop), ends every blocked call
-// with ErrClosed, stops the timers and closes the journal, which writes and
-// fsyncs everything first. Jobs reserved in-process stay as they are in the
-// journal (a reserved job comes back ready). Close is idempotent; calls
-// after it fail with ErrClosed.
+// Close runs the functions given to OnClose (a node serving the queue
+// stops at once: stop it yourself first for a graceful stop), ends every
+// blocked call with ErrClosed, stops the timers and closes the journal,
+// which writes and fsyncs everything first. Jobs reserved in-process stay
+// as they are in the journal (a reserved job comes back ready). Close is
+// idempotent; calls after it fail with ErrClosed.
 func (q *Queue) Close() error {
 	q.closeOnce.Do(func() {
 		q.closed.Store(true)
 		close(q.closing)
-		q.srvMu.Lock()
-		srvs := q.servers
-		q.servers = nil
-		q.srvMu.Unlock()
-		stopped, cancel := context.WithCancel(context.Background())
-		cancel()
-		for _, s := range srvs {
-			_ = s.Stop(stopped)
+		q.closersMu.Lock()
+		closers := q.closers
+		q.closers = nil
+		q.closersMu.Unlock()
+		for _, f := range closers {
+			f()
 		}
 		q.stopRun()
 		<-q.runDone
@@ -202,56 +200,25 @@ func (q *Queue) Close() error {
 	return q.closeErr
 }
 
-// Serve serves the queue on the network (cfg.Addr) beside in-process use:
-// remote workers and producers use any beanstalk client and see the same
-// jobs. The Server serves q (its journal's commits and binlog figures
-// included); a zero cfg.MaxJobSize means the queue's. Stop the Server to
-// stop serving; Close stops it too.
-func (q *Queue) Serve(ctx context.Context, cfg engine.Config) (*engine.Server, error) {
+// OnClose registers f to run at the start of Close, before the queue stops
+// (a node serving the queue registers its immediate stop). It returns
+// ErrClosed, and does not register f, once Close has begun. f runs once,
+// on Close's goroutine; it must not call Close. Safe for concurrent use.
+func (q *Queue) OnClose(f func()) error {
+	q.closersMu.Lock()
+	defer q.closersMu.Unlock()
 	if q.closed.Load() {
-		return nil, ErrClosed
+		return ErrClosed
 	}
-	if cfg.MaxJobSize == 0 {
-		cfg.MaxJobSize = uint32(q.opts.MaxJobSize)
-	}
-	b := engine.Backend{Queue: q.jq}
-	if q.log != nil {
-		b.BinlogStats = q.binlogStats
-	}
-	s, err := engine.Listen(ctx, cfg)
-	if err != nil {
-		return nil, err
-	}
-	if err := s.Serve(b); err != nil {
-		_ = s.Stop(context.Background())
-		return nil, err
-	}
-	q.srvMu.Lock()
-	defer q.srvMu.Unlock()
-	if q.closed.Load() {
-		_ = s.Stop(context.Background())
-		return nil, ErrClosed
-	}
-	q.servers = append(q.servers, s)
-	return s, nil
+	q.closers = append(q.closers, f)
+	return nil
 }
 
-func (q *Queue) binlogStats() engine.BinlogStats {
-	size := q.opts.SegmentSize
-	if size == 0 {
-		size = wal.DefaultSegmentSize
-	}
-	return BinlogStats(q.log, size)
-}
+// Options returns the options the queue was opened with, defaults filled
+// in (MaxJobSize and DefaultTTR are never zero). Safe for concurrent use.
+func (q *Queue) Options() Options { return q.opts }
 
-// BinlogStats is the binlog part of the stats document for a write-ahead
-// log whose -s setting is maxSize (reported as given, as the reference
-// does). It is the one mapping from wal's figures to the document's, for
-// an embedded queue and the daemon alike. Safe for concurrent use.
-func BinlogStats(l *wal.Log, maxSize int64) engine.BinlogStats {
-	s := l.Stats()
-	return engine.BinlogStats{
-		OldestIndex: int64(s.OldestIndex), CurrentIndex: int64(s.CurrentIndex),
-		RecordsMigrated: s.Migrated, RecordsWritten: s.Written, MaxSize: maxSize,
-	}
-}
+// Journal returns the write-ahead log of a persistent queue, nil in
+// memory: for its figures (Stats, Metrics) and commit subscriptions. The
+// Queue owns it: do not close it. Safe for concurrent use.
+func (q *Queue) Journal() *wal.Log { return q.log }

@@ -2,10 +2,8 @@ package embed
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"maps"
-	"reflect"
 	"slices"
 
 	"github.com/stalkd/stalkd/jobs"
@@ -24,6 +22,8 @@ type (
 	PolicyError = jobs.PolicyError
 	// Overflow is what a put over a policy's MaxReady gets.
 	Overflow = jobs.Overflow
+	// PolicyChange is one tube's policy before and after a ReplacePolicies.
+	PolicyChange = jobs.PolicyChange
 )
 
 // The overflow modes of a Policy: refuse the put (ErrQueueFull), store
@@ -72,6 +72,25 @@ func (q *Queue) RemovePolicy(ctx context.Context, tube string) (bool, error) {
 	return true, q.commits.Wait(ctx, seq, q.closing)
 }
 
+// ReplacePolicies makes set the queue's policies exactly, in one change
+// (one journal record): tubes in set get their policy, every other tube
+// loses its own. It reports what changed, tube by tube, and returns once
+// the change is as durable as the fsync policy promises. The whole set is
+// checked first (names, each policy, dead-letter cycles: see
+// jobs.CheckPolicies); a refused set changes nothing. Safe for concurrent
+// use.
+func (q *Queue) ReplacePolicies(ctx context.Context, set map[string]Policy) ([]PolicyChange, error) {
+	if q.closed.Load() {
+		return nil, ErrClosed
+	}
+	changes, seq, err := q.jq.ReplacePoliciesSeq(set)
+	if err != nil || len(changes) == 0 {
+		return changes, err
+	}
+	q.noteSeq(seq)
+	return changes, q.commits.Wait(ctx, seq, q.closing)
+}
+
 // validatePolicies checks Options.Policies whole, before Open changes
 // anything: names, each policy, and the rules across tubes
 // (jobs.CheckPolicies: no dead letter naming its own tube, no dead-letter
@@ -90,22 +109,18 @@ func validatePolicies(ps map[string]Policy) error {
 
 // withPolicies applies Options.Policies to a queue Open has just started
 // (after its journal was replayed, so they win over what it held for
-// those tubes), closing it if that fails. A policy the queue holds
-// already is not written again.
+// those tubes; other tubes keep theirs), closing it if that fails. It is
+// ReplacePolicies with the journal's set overlaid: one change, and none
+// when the queue holds them already.
 func withPolicies(q *Queue) (*Queue, error) {
-	ps := q.opts.Policies
-	var errs []error
-	for _, tube := range slices.Sorted(maps.Keys(ps)) {
-		if cur, ok := q.Policy(tube); ok && reflect.DeepEqual(cur, ps[tube]) {
-			continue
-		}
-		if err := q.SetPolicy(context.Background(), tube, ps[tube]); err != nil {
-			errs = append(errs, fmt.Errorf("embed: policy of tube %q: %w", tube, err))
-		}
+	if len(q.opts.Policies) == 0 {
+		return q, nil
 	}
-	if err := errors.Join(errs...); err != nil {
+	set := q.Policies()
+	maps.Copy(set, q.opts.Policies)
+	if _, err := q.ReplacePolicies(context.Background(), set); err != nil {
 		_ = q.Close()
-		return nil, err
+		return nil, fmt.Errorf("embed: Options.Policies: %w", err)
 	}
 	return q, nil
 }

@@ -247,8 +247,13 @@ func listeningAddr(line string) string {
 func (p *Proc) Count(s string) int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	return countContaining(p.log, s)
+}
+
+// countContaining counts the lines that contain s.
+func countContaining(lines []string, s string) int {
 	n := 0
-	for _, l := range p.log {
+	for _, l := range lines {
 		if strings.Contains(l, s) {
 			n++
 		}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/stalkd/stalkd/engine"
 	"github.com/stalkd/stalkd/engine/embed"
+	"github.com/stalkd/stalkd/engine/node"
 )
 
 // config is what the flags say.
@@ -80,12 +81,12 @@ func run(ctx context.Context, c config, log zerolog.Logger) error {
 	defer q.Close()
 
 	if c.beanstalkAddr != "" {
-		srv, err := q.Serve(ctx, engine.Config{Addr: c.beanstalkAddr, Logger: log})
+		n, err := node.Start(ctx, node.Config{Queue: q, Engine: engine.Config{Addr: c.beanstalkAddr}, Logger: log})
 		if err != nil {
 			return err
 		}
-		log.Info().Str("addr", srv.Addr().String()).Msg("serving beanstalk")
-		defer stopWithin(srv.Stop, 5*time.Second)
+		log.Info().Str("addr", n.Addr().String()).Msg("serving beanstalk")
+		defer stopWithin(n.Stop, 5*time.Second)
 	}
 
 	gw := newGateway(q, c)

@@ -1,8 +1,7 @@
-package main
+package node_test
 
 import (
 	"crypto/tls"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -21,55 +20,17 @@ import (
 	"github.com/stalkd/stalkd/engine/tlscert"
 )
 
-// TestNodeTLSFlags: all three --raft-tls-* flags or none, each missing
-// one named, and only with --raft-id.
-func TestNodeTLSFlags(t *testing.T) {
-	base := []string{"-b", "/d", "--raft-id", "n1", "--raft-addr", "127.0.0.1:1"}
-	o, _, err := parseArgs(append(base, "--raft-tls-cert", "c", "--raft-tls-key=k", "--raft-tls-ca", "ca"), nil)
-	require.NoError(t, err)
-	assert.Equal(t, nodeTLSFlags{Cert: "c", Key: "k", CA: "ca"}, o.cluster.TLS)
-	for missing, args := range map[string][]string{
-		"--raft-tls-cert": {"--raft-tls-key", "k", "--raft-tls-ca", "ca"},
-		"--raft-tls-key":  {"--raft-tls-cert", "c", "--raft-tls-ca", "ca"},
-		"--raft-tls-ca":   {"--raft-tls-cert", "c", "--raft-tls-key", "k"},
-	} {
-		_, _, err := parseArgs(append(append([]string{}, base...), args...), nil)
-		require.Error(t, err, missing)
-		assert.Contains(t, err.Error(), missing+" is missing")
-	}
-	_, _, err = parseArgs([]string{"--raft-tls-cert", "c", "--raft-tls-key", "k", "--raft-tls-ca", "ca"}, nil)
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), "need --raft-id")
-}
-
 // nodeTLSProcs makes n members whose node traffic runs inside mutual TLS
 // with certificates of ca (not started).
-func nodeTLSProcs(t *testing.T, ca *enginetest.CA, n int, extra ...string) []*clusterProc {
-	var procs []*clusterProc
+func nodeTLSProcs(t *testing.T, ca *enginetest.CA, n int, extra ...string) []*enginetest.Member {
+	var procs []*enginetest.Member
 	for i := range n {
 		id := fmt.Sprintf("n%d", i+1)
 		cert, key, _ := ca.Issue(t, id)
-		procs = append(procs, &clusterProc{id: id, raftAddr: freeAddr(t), dir: crashDir(t),
-			extra: append([]string{"--raft-tls-cert", cert, "--raft-tls-key", key, "--raft-tls-ca", ca.CAFile}, extra...)})
+		procs = append(procs, enginetest.NewMember(t, id,
+			append([]string{"--raft-tls-cert", cert, "--raft-tls-key", key, "--raft-tls-ca", ca.CAFile}, extra...)...))
 	}
 	return procs
-}
-
-// nodePort is the leader engine's node port, from the process's log (the
-// latest engine "listening" line).
-func (p *clusterProc) nodePort(t *testing.T) string {
-	return p.waitField(t, "node port", func() string {
-		for i := len(p.logs) - 1; i >= 0; i-- {
-			var l struct {
-				Message, Component string
-				TLSAddr            string `json:"tls_addr"`
-			}
-			if json.Unmarshal([]byte(p.logs[i]), &l) == nil && l.Component == "engine" && l.Message == "listening" {
-				return l.TLSAddr
-			}
-		}
-		return ""
-	})
 }
 
 // peerRefused reports whether a node port refused a TLS peer with cfg:
@@ -119,22 +80,22 @@ func TestClusterNodeTLS(t *testing.T) {
 	ca := enginetest.NewCA(t, "cluster")
 	procs := nodeTLSProcs(t, ca, 3, "--raft-timeout", "1s", "--admin", "127.0.0.1:0")
 	for _, p := range procs {
-		p.start(t, procs)
+		p.Start(t, procs)
 	}
-	leader := waitLeader(t, procs)
-	require.True(t, procs[0].logged("node traffic inside mutual TLS"))
+	leader := enginetest.WaitLeader(t, procs)
+	require.True(t, procs[0].Logged("node traffic inside mutual TLS"))
 	putEach := func(round int) {
 		for i, p := range procs {
-			c, err := dialBeanstalk(p.addr)
+			c, err := enginetest.DialClient(p.Addr())
 			require.NoError(t, err)
-			line, _, err := c.do(fmt.Sprintf("put 0 0 60 4\r\nr%dn%d\r\n", round, i))
+			line, _, err := c.Do(fmt.Sprintf("put 0 0 60 4\r\nr%dn%d\r\n", round, i))
 			for n := 0; err == nil && line == internalError && n < 50; n++ { // a leader change in between
 				time.Sleep(100 * time.Millisecond)
-				line, _, err = c.do(fmt.Sprintf("put 0 0 60 4\r\nr%dn%d\r\n", round, i))
+				line, _, err = c.Do(fmt.Sprintf("put 0 0 60 4\r\nr%dn%d\r\n", round, i))
 			}
-			c.close()
+			c.Close()
 			require.NoError(t, err)
-			require.True(t, strings.HasPrefix(line, "INSERTED "), "put through %s: %s", p.id, line)
+			require.True(t, strings.HasPrefix(line, "INSERTED "), "put through %s: %s", p.ID, line)
 		}
 	}
 	putEach(1)
@@ -142,9 +103,9 @@ func TestClusterNodeTLS(t *testing.T) {
 	// Each node's admin API shows its own view; stats-cluster through a
 	// follower is answered by the leader, and its id is the leader's.
 	for _, p := range procs {
-		assert.Equal(t, p.id, getCluster(t, p).ID)
+		assert.Equal(t, p.ID, p.Cluster(t).ID)
 	}
-	doc := statsClusterDoc(t, procs[(leader+1)%3].addr)
+	doc := statsClusterDoc(t, procs[(leader+1)%3].Addr())
 	assert.Contains(t, doc, "\nstate: leader\n")
 	id, _, _ := strings.Cut(strings.SplitN(doc, "\nid: ", 2)[1], "\n")
 	assert.Contains(t, doc, "\nleader: "+id+"\n", "the answer's id is the answering node, the leader")
@@ -152,23 +113,23 @@ func TestClusterNodeTLS(t *testing.T) {
 	// A node added through a follower: the change is forwarded to the
 	// leader over the raft port, inside node TLS.
 	n4cert, n4key, _ := ca.Issue(t, "n4")
-	n4 := &clusterProc{id: "n4", raftAddr: freeAddr(t), dir: crashDir(t), noPeers: true,
-		extra: []string{"--raft-tls-cert", n4cert, "--raft-tls-key", n4key, "--raft-tls-ca", ca.CAFile,
-			"--raft-timeout", "1s", "--admin", "127.0.0.1:0"}}
-	n4.start(t, nil)
-	leader = waitLeader(t, procs)
+	n4 := enginetest.NewMember(t, "n4", "--raft-tls-cert", n4cert, "--raft-tls-key", n4key, "--raft-tls-ca", ca.CAFile,
+		"--raft-timeout", "1s", "--admin", "127.0.0.1:0")
+	n4.NoPeers = true
+	n4.Start(t, nil)
+	leader = enginetest.WaitLeader(t, procs)
 	follower := procs[(leader+1)%3]
-	add := map[string]string{"id": n4.id, "addr": n4.raftAddr}
-	var v clusterView
-	if code := adminCall(t, http.MethodPost, follower.admin(t)+"/v1/cluster/voters", "", add, &v); code == http.StatusOK {
-		assert.Equal(t, follower.id, v.ID)
-		assert.Eventually(t, func() bool { return follower.logged("membership change forwarded to the leader") },
+	add := map[string]string{"id": n4.ID, "addr": n4.RaftAddr}
+	var v enginetest.ClusterView
+	if code := enginetest.AdminCall(t, http.MethodPost, follower.AdminURL(t)+"/v1/cluster/voters", "", add, &v); code == http.StatusOK {
+		assert.Equal(t, follower.ID, v.ID)
+		assert.Eventually(t, func() bool { return follower.Logged("membership change forwarded to the leader") },
 			10*time.Second, 10*time.Millisecond, "the follower forwarded it (its log is read as it comes)")
 	} else { // leadership moved meanwhile (a loaded box)
-		v = onLeader(t, procs, http.MethodPost, "/v1/cluster/voters", add)
+		v = enginetest.OnLeader(t, procs, http.MethodPost, "/v1/cluster/voters", add)
 	}
 	require.Len(t, v.Servers, 4)
-	waitApplied(t, n4, v.CommitIndex)
+	enginetest.WaitApplied(t, n4, v.CommitIndex)
 	procs = append(procs, n4)
 
 	cert, key, _ := ca.Issue(t, "probe")
@@ -180,9 +141,9 @@ func TestClusterNodeTLS(t *testing.T) {
 	require.NoError(t, err)
 	anon := good.ClientConfig()
 	anon.GetClientCertificate = nil
-	ports := map[string]string{"the leader's node port": procs[leader].nodePort(t)}
+	ports := map[string]string{"the leader's node port": procs[leader].NodePort(t)}
 	for _, p := range procs {
-		ports[p.id+"'s raft port"] = p.raftAddr
+		ports[p.ID+"'s raft port"] = p.RaftAddr
 	}
 	for what, addr := range ports {
 		assert.True(t, plainRefused(t, addr), "%s: plain TCP", what)
@@ -190,11 +151,11 @@ func TestClusterNodeTLS(t *testing.T) {
 		assert.True(t, peerRefused(addr, anon), "%s: no certificate", what)
 		assert.False(t, peerRefused(addr, good.ClientConfig()), "%s: the cluster's certificate", what)
 	}
-	assert.Eventually(t, func() bool { return procs[leader].logged("tls handshake failed") },
+	assert.Eventually(t, func() bool { return procs[leader].Logged("tls handshake failed") },
 		10*time.Second, 10*time.Millisecond, "the node port's refusals are logged")
 	for _, p := range procs {
-		assert.Eventually(t, func() bool { return p.logged("raft peer refused: TLS handshake failed") },
-			10*time.Second, 10*time.Millisecond, "%s: the raft port's refusals are logged", p.id)
+		assert.Eventually(t, func() bool { return p.Logged("raft peer refused: TLS handshake failed") },
+			10*time.Second, 10*time.Millisecond, "%s: the raft port's refusals are logged", p.ID)
 	}
 
 	// Rotation: every node trusts both CAs, then presents a certificate
@@ -206,12 +167,12 @@ func TestClusterNodeTLS(t *testing.T) {
 	require.NoError(t, err)
 	hup := func(reloads int, what string) {
 		for _, p := range procs {
-			require.NoError(t, p.cmd.Process.Signal(syscall.SIGHUP))
+			require.NoError(t, p.Signal(syscall.SIGHUP))
 		}
 		for _, p := range procs {
-			p.waitField(t, what, func() string {
+			p.WaitField(t, what, func(logs []string) string {
 				n := 0
-				for _, l := range p.logs {
+				for _, l := range logs {
 					if strings.Contains(l, "reloaded the node certificate and CA") {
 						n++
 					}
@@ -226,22 +187,22 @@ func TestClusterNodeTLS(t *testing.T) {
 	require.NoError(t, os.WriteFile(ca.CAFile, append(append([]byte{}, oldPEM...), newPEM...), 0o600))
 	hup(1, "reload 1: both CAs")
 	for _, p := range procs {
-		c, k, _ := newCA.Issue(t, p.id+"-renewed")
-		copyFile(t, c, p.extra[1])
-		copyFile(t, k, p.extra[3])
+		c, k, _ := newCA.Issue(t, p.ID+"-renewed")
+		copyFile(t, c, p.Extra[1])
+		copyFile(t, k, p.Extra[3])
 	}
 	hup(2, "reload 2: the new certificates")
 	require.NoError(t, os.WriteFile(ca.CAFile, newPEM, 0o600))
 	hup(3, "reload 3: the new CA only")
 	putEach(2)
 	for _, p := range procs {
-		assert.True(t, peerRefused(p.raftAddr, good.ClientConfig()), "%s: the old CA's certificate after the rotation", p.id)
+		assert.True(t, peerRefused(p.RaftAddr, good.ClientConfig()), "%s: the old CA's certificate after the rotation", p.ID)
 	}
 	ncert, nkey, _ := newCA.Issue(t, "probe2")
 	renewed, err := tlscert.LoadNodeTLS(ncert, nkey, newCA.CAFile)
 	require.NoError(t, err)
 	for _, p := range procs {
-		assert.False(t, peerRefused(p.raftAddr, renewed.ClientConfig()), "%s: the new CA's certificate", p.id)
+		assert.False(t, peerRefused(p.RaftAddr, renewed.ClientConfig()), "%s: the new CA's certificate", p.ID)
 	}
 }
 
@@ -257,8 +218,8 @@ func TestClusterNodeTLSOffWarns(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a real process")
 	}
-	procs := startCluster(t, 1)
-	waitLeader(t, procs)
-	assert.True(t, procs[0].logged("node traffic is unencrypted"))
-	assert.False(t, procs[0].logged("node traffic inside mutual TLS"))
+	procs := enginetest.StartCluster(t, 1)
+	enginetest.WaitLeader(t, procs)
+	assert.True(t, procs[0].Logged("node traffic is unencrypted"))
+	assert.False(t, procs[0].Logged("node traffic inside mutual TLS"))
 }

@@ -1,4 +1,4 @@
-package main
+package node_test
 
 import (
 	"fmt"
@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/stalkd/stalkd/engine/enginetest"
 	"github.com/stalkd/stalkd/jobs"
 )
 
@@ -27,40 +28,39 @@ func TestClusterPolicies(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs three real processes")
 	}
-	file := writePolicies(t, "policies.yaml", "emails:\n  max_reserves: 2\n  dead_letter: emails-dead\nwebhooks:\n  max_ready: 1\n")
-	var procs []*clusterProc
+	file := enginetest.WriteFile(t, "policies.yaml", "emails:\n  max_reserves: 2\n  dead_letter: emails-dead\nwebhooks:\n  max_ready: 1\n")
+	var procs []*enginetest.Member
 	for i := range 3 {
-		procs = append(procs, &clusterProc{id: fmt.Sprintf("n%d", i+1), raftAddr: freeAddr(t), dir: crashDir(t),
-			extra: []string{"--admin", "127.0.0.1:0", "--policies", file}})
+		procs = append(procs, enginetest.NewMember(t, fmt.Sprintf("n%d", i+1), "--admin", "127.0.0.1:0", "--policies", file))
 	}
 	for _, p := range procs {
-		p.start(t, procs)
+		p.Start(t, procs)
 	}
-	leader := waitLeader(t, procs)
+	leader := enginetest.WaitLeader(t, procs)
 	follower := procs[(leader+1)%3]
-	policiesOn := func(p *clusterProc) (map[string]jobs.Policy, bool) {
+	policiesOn := func(p *enginetest.Member) (map[string]jobs.Policy, bool) {
 		var got struct{ Policies map[string]jobs.Policy }
-		ok := adminCall(t, http.MethodGet, p.admin(t)+"/v1/policies", "", nil, &got) == http.StatusOK
+		ok := enginetest.AdminCall(t, http.MethodGet, p.AdminURL(t)+"/v1/policies", "", nil, &got) == http.StatusOK
 		return got.Policies, ok
 	}
 	fromFile := map[string]jobs.Policy{"emails": {MaxReserves: 2, DeadLetter: "emails-dead"}, "webhooks": {MaxReady: 1}}
 	require.Eventually(t, func() bool {
-		got, ok := policiesOn(procs[waitLeader(t, procs)])
+		got, ok := policiesOn(procs[enginetest.WaitLeader(t, procs)])
 		return ok && assert.ObjectsAreEqual(fromFile, got)
 	}, 30*time.Second, 50*time.Millisecond, "the leader applied the file")
 
 	// The file owns the policies: the API refuses on a follower and on
 	// the leader alike, naming the file.
-	for _, p := range []*clusterProc{follower, procs[leader]} {
+	for _, p := range []*enginetest.Member{follower, procs[leader]} {
 		var e struct{ Error struct{ Code, File string } }
 		require.Equal(t, http.StatusConflict,
-			adminCall(t, http.MethodPut, p.admin(t)+"/v1/tubes/webhooks/policy", "", jobs.Policy{MaxReady: 9}, &e))
+			enginetest.AdminCall(t, http.MethodPut, p.AdminURL(t)+"/v1/tubes/webhooks/policy", "", jobs.Policy{MaxReady: 9}, &e))
 		assert.Equal(t, "managed_by_file", e.Error.Code)
 		assert.Equal(t, file, e.Error.File)
 	}
 
 	// A client of the follower: its connection is carried to the leader.
-	c, err := beanstalk.Dial("tcp", follower.addr)
+	c, err := beanstalk.Dial("tcp", follower.Addr())
 	require.NoError(t, err)
 	defer c.Close()
 	hooks := &beanstalk.Tube{Conn: c, Name: "webhooks"}
@@ -73,11 +73,11 @@ func TestClusterPolicies(t *testing.T) {
 	require.NoError(t, err)
 	work := beanstalk.NewTubeSet(c, "emails")
 	for range 2 {
-		rid, _, err := work.Reserve(waitLong)
+		rid, _, err := work.Reserve(enginetest.Timeout)
 		require.NoError(t, err)
 		require.NoError(t, c.Release(rid, 1, 0))
 	}
-	rid, _, err := beanstalk.NewTubeSet(c, "emails-dead").Reserve(waitLong)
+	rid, _, err := beanstalk.NewTubeSet(c, "emails-dead").Reserve(enginetest.Timeout)
 	require.NoError(t, err)
 	assert.Equal(t, id, rid, "dead-lettered after 2 reserves, by the file's policy")
 	c.Close()
@@ -86,18 +86,18 @@ func TestClusterPolicies(t *testing.T) {
 	// it the cluster's policies (webhooks is gone, reports is new).
 	require.NoError(t, os.WriteFile(file, []byte("emails:\n  max_reserves: 3\nreports:\n  max_ready: 2\n  overflow: bury\n"), 0o600))
 	reloaded := map[string]jobs.Policy{"emails": {MaxReserves: 3}, "reports": {MaxReady: 2, Overflow: jobs.OverflowBury}}
-	require.NoError(t, follower.cmd.Process.Signal(syscall.SIGHUP))
+	require.NoError(t, follower.Signal(syscall.SIGHUP))
 	require.Eventually(t, func() bool {
-		got, ok := policiesOn(procs[waitLeader(t, procs)])
+		got, ok := policiesOn(procs[enginetest.WaitLeader(t, procs)])
 		return ok && assert.ObjectsAreEqual(reloaded, got)
 	}, 30*time.Second, 50*time.Millisecond, "the reload through a follower is the leader's")
 	// The leader's queue shows the change before the follower has read the
 	// leader's answer: wait for the follower's own word.
-	require.Eventually(t, func() bool { return follower.logged("policy file applied") },
+	require.Eventually(t, func() bool { return follower.Logged("policy file applied") },
 		30*time.Second, 20*time.Millisecond, "the follower reports the reload applied")
 
-	procs[leader].kill(t)
-	next := waitLeader(t, procs)
+	procs[leader].Kill(t)
+	next := enginetest.WaitLeader(t, procs)
 	require.NotEqual(t, leader, next)
 	require.Eventually(t, func() bool {
 		got, ok := policiesOn(procs[next])

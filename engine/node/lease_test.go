@@ -1,4 +1,4 @@
-package main
+package node_test
 
 import (
 	"fmt"
@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/stalkd/stalkd/engine/enginetest"
 )
 
 // TestIDsNeverRepeatAfterALostTail runs the real binary with -F (ids are
@@ -21,20 +23,20 @@ func TestIDsNeverRepeatAfterALostTail(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and kills the real binary")
 	}
-	dir := crashDir(t)
+	dir := enginetest.ShmDir(t)
 	srv := startCrashServer(t, dir, "-F", "-s", "4096")
-	c, err := dialBeanstalk(srv.Addr())
+	c, err := enginetest.DialClient(srv.Addr())
 	require.NoError(t, err)
 	var top uint64
 	for i := range 300 {
 		body := fmt.Sprintf("job %d %s", i, strings.Repeat("x", 40))
-		line, _, err := c.do(fmt.Sprintf("put 0 0 60 %d\r\n%s\r\n", len(body), body))
+		line, _, err := c.Do(fmt.Sprintf("put 0 0 60 %d\r\n%s\r\n", len(body), body))
 		require.NoError(t, err)
 		id, err := strconv.ParseUint(strings.TrimPrefix(line, "INSERTED "), 10, 64)
 		require.NoError(t, err, line)
 		top = max(top, id)
 	}
-	c.close()
+	c.Close()
 	srv.Kill()
 
 	segs, err := filepath.Glob(filepath.Join(dir, "0*"))
@@ -45,10 +47,10 @@ func TestIDsNeverRepeatAfterALostTail(t *testing.T) {
 	require.NoError(t, os.Remove(segs[len(segs)-2]))
 
 	srv = startCrashServer(t, dir, "-F", "-s", "4096", "-S")
-	c, err = dialBeanstalk(srv.Addr())
+	c, err = enginetest.DialClient(srv.Addr())
 	require.NoError(t, err)
-	defer c.close()
-	line, _, err := c.do("put 0 0 60 5\r\nafter\r\n")
+	defer c.Close()
+	line, _, err := c.Do("put 0 0 60 5\r\nafter\r\n")
 	require.NoError(t, err)
 	id, err := strconv.ParseUint(strings.TrimPrefix(line, "INSERTED "), 10, 64)
 	require.NoError(t, err, line)

@@ -1,4 +1,4 @@
-package main
+package node_test
 
 import (
 	"fmt"
@@ -26,41 +26,40 @@ import (
 // its own view. Two things would spread the leader's view and bypass the
 // proxies: a membership change, and a snapshot installed on a follower;
 // the scenarios make neither (a fresh cluster per round, far fewer entries
-// than a snapshot needs), and noSnapshotInstalled checks the second.
+// than a snapshot needs), and check verifies the second.
 // The fronts' client connections to the leader's engine are not proxied:
 // a partition here is between raft transports only.
 type faultCluster struct {
-	procs []*clusterProc
+	procs []*enginetest.Member
 	mesh  *enginetest.FaultMesh
-	tr    *tracker
+	tr    *enginetest.Tracker
 }
 
 // startFaultCluster starts the three members; with nodeTLS their node
 // traffic runs inside mutual TLS (the proxies carry the TLS bytes, blind).
 func startFaultCluster(t *testing.T, nodeTLS bool) *faultCluster {
-	fc := &faultCluster{tr: newTracker()}
+	fc := &faultCluster{tr: enginetest.NewTracker()}
 	if nodeTLS {
 		fc.procs = nodeTLSProcs(t, enginetest.NewCA(t, "fault-ca"), 3, "--admin", "127.0.0.1:0")
 	} else {
 		for i := range 3 {
-			fc.procs = append(fc.procs, &clusterProc{id: fmt.Sprintf("n%d", i+1), raftAddr: freeAddr(t), dir: crashDir(t),
-				extra: []string{"--admin", "127.0.0.1:0"}})
+			fc.procs = append(fc.procs, enginetest.NewMember(t, fmt.Sprintf("n%d", i+1), "--admin", "127.0.0.1:0"))
 		}
 	}
 	var targets []string
 	for _, p := range fc.procs {
-		targets = append(targets, p.raftAddr)
+		targets = append(targets, p.RaftAddr)
 	}
 	fc.mesh = enginetest.NewFaultMesh(t, targets)
 	for i, p := range fc.procs {
 		var view []string
 		for j, o := range fc.procs {
-			view = append(view, o.id+"="+fc.mesh.Addr(i, j))
+			view = append(view, o.ID+"="+fc.mesh.Addr(i, j))
 		}
-		p.peerSpec = strings.Join(view, ",")
+		p.PeerSpec = strings.Join(view, ",")
 	}
 	for _, p := range fc.procs {
-		p.start(t, fc.procs)
+		p.Start(t, fc.procs)
 	}
 	return fc
 }
@@ -69,21 +68,15 @@ func startFaultCluster(t *testing.T, nodeTLS bool) *faultCluster {
 // followers runs through the proxies of its links (the views took).
 func (fc *faultCluster) leader(t *testing.T) (int, float64) {
 	t.Helper()
-	l := waitLeader(t, fc.procs)
+	l := enginetest.WaitLeader(t, fc.procs)
 	for j := range fc.procs {
 		if j != l {
 			link := fc.mesh.Link(l, j)
 			require.Eventually(t, func() bool { return link.Stats().Passed[enginetest.Up] > 0 }, 30*time.Second,
-				10*time.Millisecond, "%s's raft traffic to %s bypasses the proxy", fc.procs[l].id, fc.procs[j].id)
+				10*time.Millisecond, "%s's raft traffic to %s bypasses the proxy", fc.procs[l].ID, fc.procs[j].ID)
 		}
 	}
-	return l, fc.procs[l].term()
-}
-
-func (p *clusterProc) term() float64 {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.leadTerm
+	return l, fc.procs[l].Term()
 }
 
 // waitFailover waits until a node other than old leads in a term after
@@ -95,14 +88,14 @@ func (fc *faultCluster) waitFailover(t *testing.T, old int, oldTerm float64, sin
 	deadline := time.Now().Add(30 * time.Second)
 	for next < 0 || stepDown == 0 {
 		if time.Now().After(deadline) {
-			t.Fatalf("30s after the fault on %s: new leader %d, old stepped down after %v", fc.procs[old].id, next, stepDown)
+			t.Fatalf("30s after the fault on %s: new leader %d, old stepped down after %v", fc.procs[old].ID, next, stepDown)
 		}
 		for i, p := range fc.procs {
-			if next < 0 && i != old && p.term() > oldTerm {
+			if next < 0 && i != old && p.Term() > oldTerm {
 				next, elected = i, time.Since(since)
 			}
 		}
-		if stepDown == 0 && fc.procs[old].term() == 0 {
+		if stepDown == 0 && fc.procs[old].Term() == 0 {
 			stepDown = time.Since(since)
 		}
 		time.Sleep(5 * time.Millisecond)
@@ -117,13 +110,13 @@ func (fc *faultCluster) waitNewLeader(t *testing.T, old int, oldTerm float64, si
 	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
 		for i, p := range fc.procs {
-			if i != old && p.term() > oldTerm {
+			if i != old && p.Term() > oldTerm {
 				return i, time.Since(since)
 			}
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	t.Fatalf("no new leader within 30s of the fault on %s", fc.procs[old].id)
+	t.Fatalf("no new leader within 30s of the fault on %s", fc.procs[old].ID)
 	return -1, 0
 }
 
@@ -132,9 +125,9 @@ func (fc *faultCluster) waitNewLeader(t *testing.T, old int, oldTerm float64, si
 func (fc *faultCluster) waitStepDown(t *testing.T, i int, since time.Time) time.Duration {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
-	for fc.procs[i].term() != 0 {
+	for fc.procs[i].Term() != 0 {
 		if time.Now().After(deadline) {
-			t.Fatalf("%s still leads 30s after losing its majority", fc.procs[i].id)
+			t.Fatalf("%s still leads 30s after losing its majority", fc.procs[i].ID)
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
@@ -144,17 +137,17 @@ func (fc *faultCluster) waitStepDown(t *testing.T, i int, since time.Time) time.
 // serving waits until a put is acknowledged through every node.
 func (fc *faultCluster) serving(t *testing.T) {
 	for _, p := range fc.procs {
-		firstPut(t, p.addr, fc.tr, time.Now())
+		firstPut(t, p.Addr(), fc.tr, time.Now())
 	}
 }
 
 // converged waits until every node applied the leader's commit index (the
 // partitioned or paused node caught up), and returns the time since healed.
 func (fc *faultCluster) converged(t *testing.T, healed time.Time) time.Duration {
-	leader := waitLeader(t, fc.procs)
-	target := getCluster(t, fc.procs[leader]).CommitIndex
+	leader := enginetest.WaitLeader(t, fc.procs)
+	target := fc.procs[leader].Cluster(t).CommitIndex
 	for _, p := range fc.procs {
-		waitApplied(t, p, target)
+		enginetest.WaitApplied(t, p, target)
 	}
 	return time.Since(healed)
 }
@@ -163,13 +156,10 @@ func (fc *faultCluster) converged(t *testing.T, healed time.Time) time.Duration 
 // i+1 (a follower's front carries to the leader: the same state), and that
 // no follower had a snapshot installed (see faultCluster).
 func (fc *faultCluster) check(t *testing.T, i, round int) {
-	fc.tr.verify(t, fc.procs[i].addr, round)
-	fc.tr.verify(t, fc.procs[(i+1)%3].addr, round)
+	fc.tr.Verify(t, fc.procs[i].Addr(), round)
+	fc.tr.Verify(t, fc.procs[(i+1)%3].Addr(), round)
 	for _, p := range fc.procs {
-		p.mu.Lock()
-		n := p.snapshots
-		p.mu.Unlock()
-		require.Zero(t, n, "%s installed a leader's snapshot: its peers' addresses are the leader's now", p.id)
+		require.Zero(t, p.Snapshots(), "%s installed a leader's snapshot: its peers' addresses are the leader's now", p.ID)
 	}
 }
 
@@ -186,11 +176,11 @@ func (fc *faultCluster) startLoad(round int) *faultLoad {
 	l := &faultLoad{stop: make(chan struct{})}
 	for i, p := range fc.procs {
 		l.wg.Add(2)
-		go func() { defer l.wg.Done(); l.produce(p.addr, fc.tr, i, fmt.Sprintf("f%d-n%d", round, i)) }()
+		go func() { defer l.wg.Done(); l.produce(p.Addr(), fc.tr, i, fmt.Sprintf("f%d-n%d", round, i)) }()
 		go func() {
 			defer l.wg.Done()
 			for try := uint64(0); !l.stopped(); try++ {
-				consume(p.addr, fc.tr, l.stop, uint64(round*1000+i*100)+try)
+				enginetest.Consume(p.Addr(), fc.tr, l.stop, uint64(round*1000+i*100)+try)
 				l.pause()
 			}
 		}()
@@ -229,16 +219,16 @@ func (l *faultLoad) end(i int) (all, node [3]int64) {
 }
 
 // produce puts through addr, reconnecting after an error, until stopped.
-func (l *faultLoad) produce(addr string, tr *tracker, node int, name string) {
+func (l *faultLoad) produce(addr string, tr *enginetest.Tracker, node int, name string) {
 	for try := 0; !l.stopped(); try++ {
-		c, err := dialBeanstalk(addr)
+		c, err := enginetest.DialClient(addr)
 		if err != nil {
 			l.pause()
 			continue
 		}
 		for n := 0; !l.stopped(); n++ {
 			body := fmt.Sprintf("%s-%d-%d", name, try, n)
-			line, _, err := c.do(fmt.Sprintf("put %d 0 60 %d\r\n%s\r\n", n%5, len(body), body))
+			line, _, err := c.Do(fmt.Sprintf("put %d 0 60 %d\r\n%s\r\n", n%5, len(body), body))
 			if err != nil {
 				break // this put is in doubt
 			}
@@ -246,10 +236,10 @@ func (l *faultLoad) produce(addr string, tr *tracker, node int, name string) {
 			if err != nil {
 				continue // INTERNAL_ERROR: not acknowledged
 			}
-			tr.put(id, body)
+			tr.Put(id, body)
 			l.acks[node][l.phase.Load()].Add(1)
 		}
-		c.close()
+		c.Close()
 		l.pause()
 	}
 }

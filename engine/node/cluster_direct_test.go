@@ -1,4 +1,4 @@
-package main
+package node_test
 
 import (
 	"regexp"
@@ -23,7 +23,7 @@ func TestClusterLeaderClientSurvivesStepDown(t *testing.T) {
 	}
 	fc := startFaultCluster(t, false)
 	old, oldTerm := fc.leader(t)
-	c := enginetest.Dial(t, fc.procs[old].addr)
+	c := enginetest.Dial(t, fc.procs[old].Addr())
 	c.Do("use foo\r\nwatch bar\r\n", "USING foo\r\nWATCHING 2\r\n")
 	first := c.Ask("put 0 0 60 1\r\nx\r\n")
 	require.Regexp(t, `^INSERTED \d+$`, first.Head)
@@ -31,7 +31,7 @@ func TestClusterLeaderClientSurvivesStepDown(t *testing.T) {
 	cut := time.Now()
 	fc.mesh.Isolate(old)
 	next, elected, stepDown := fc.waitFailover(t, old, oldTerm, cut)
-	require.Eventually(t, func() bool { return fc.procs[old].logged("adopted client connections handed back") },
+	require.Eventually(t, func() bool { return fc.procs[old].Logged("adopted client connections handed back") },
 		30*time.Second, 10*time.Millisecond, "the deposed leader's engine handed its client back")
 	// Healed within the client port's wait for a leader (10 s): cut off,
 	// the node cannot know the new leader, and a command would wait.
@@ -41,8 +41,8 @@ func TestClusterLeaderClientSurvivesStepDown(t *testing.T) {
 	c.Do("list-tubes-watched\r\n", "OK 20\r\n---\n- default\n- bar\n\r\n")
 	second := c.Ask("put 0 0 60 1\r\ny\r\n")
 	require.Regexp(t, regexp.MustCompile(`^INSERTED \d+$`), second.Head, "committed by the new leader")
-	onNew := enginetest.Dial(t, fc.procs[next].addr)
+	onNew := enginetest.Dial(t, fc.procs[next].Addr())
 	assert.Equal(t, "2", onNew.Stats("stats-tube foo")["current-jobs-ready"], "both puts are in the new leader's queue")
 	t.Logf("leader %s cut off: new leader %s after %v, old stepped down after %v; the client's connection went on",
-		fc.procs[old].id, fc.procs[next].id, elected, stepDown)
+		fc.procs[old].ID, fc.procs[next].ID, elected, stepDown)
 }

@@ -1,4 +1,4 @@
-package embed
+package node_test
 
 import (
 	"context"
@@ -6,23 +6,30 @@ import (
 	"time"
 
 	"github.com/beanstalkd/go-beanstalk"
-	"github.com/stalkd/stalkd/engine"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/stalkd/stalkd/engine"
+	"github.com/stalkd/stalkd/engine/embed"
+	"github.com/stalkd/stalkd/engine/enginetest"
+	"github.com/stalkd/stalkd/engine/node"
 )
 
-// A persistent queue served on a port: jobs flow both ways between
-// in-process calls and a remote beanstalk client, and Close stops the
-// server.
+// TestEmbedServeBothWays: a persistent embedded queue served by a node
+// (Config.Queue): jobs flow both ways between in-process calls and a
+// remote beanstalk client, and closing the queue stops the node.
 func TestEmbedServeBothWays(t *testing.T) {
-	q := openTest(t, Options{Dir: t.TempDir(), Logger: testLogger(t)})
-	ctx, cancel := context.WithTimeout(bg(), ioTimeout)
-	defer cancel()
-	srv, err := q.Serve(ctx, engine.Config{Addr: "127.0.0.1:0", Logger: testLogger(t), EventLoops: 1})
+	q, err := embed.Open(embed.Options{Dir: t.TempDir(), Logger: enginetest.Logger(t)})
 	require.NoError(t, err)
-	assert.Same(t, q.Jobs(), srv.Queue())
+	t.Cleanup(func() { _ = q.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), enginetest.Timeout)
+	defer cancel()
+	n, err := node.Start(ctx, node.Config{Queue: q, Logger: enginetest.Logger(t),
+		Engine: engine.Config{Addr: "127.0.0.1:0", EventLoops: 1}})
+	require.NoError(t, err)
+	assert.Same(t, q.Jobs(), n.Queue())
 
-	c, err := beanstalk.Dial("tcp", srv.Addr().String())
+	c, err := beanstalk.Dial("tcp", n.Addr().String())
 	require.NoError(t, err)
 	defer c.Close()
 
@@ -37,7 +44,7 @@ func TestEmbedServeBothWays(t *testing.T) {
 	require.NoError(t, job.Delete(ctx))
 
 	// In-process put, remote reserve: the remote sees the plain body.
-	id, err := q.Put(ctx, "down", []byte("from here"), PutOptions{})
+	id, err := q.Put(ctx, "down", []byte("from here"), embed.PutOptions{})
 	require.NoError(t, err)
 	got, body, err := beanstalk.NewTubeSet(c, "down").Reserve(10 * time.Second)
 	require.NoError(t, err)
@@ -55,10 +62,10 @@ func TestEmbedServeBothWays(t *testing.T) {
 
 	require.NoError(t, q.Close())
 	select {
-	case <-srv.Done():
-	case <-time.After(ioTimeout):
-		t.Fatal("Close did not stop the server")
+	case <-n.Done():
+	case <-time.After(enginetest.Timeout):
+		t.Fatal("Close did not stop the node")
 	}
-	_, err = q.Serve(ctx, engine.Config{Addr: "127.0.0.1:0"})
-	assert.ErrorIs(t, err, ErrClosed)
+	_, err = node.Start(ctx, node.Config{Queue: q, Engine: engine.Config{Addr: "127.0.0.1:0"}})
+	assert.ErrorIs(t, err, embed.ErrClosed)
 }

@@ -1,10 +1,6 @@
-package main
+package node
 
 import (
-	"errors"
-	"fmt"
-
-	"github.com/stalkd/stalkd/engine"
 	"github.com/stalkd/stalkd/engine/admin"
 	"github.com/stalkd/stalkd/jobs"
 	"github.com/stalkd/stalkd/jobs/cluster"
@@ -19,11 +15,7 @@ func (c clusterAdmin) Status() cluster.Status { return c.ls.clusterInfo() }
 
 // Queue is the queue of the leader's engine while it serves (nil between
 // terms and on a follower).
-func (c clusterAdmin) Queue() *jobs.Queue {
-	c.ls.mu.Lock()
-	defer c.ls.mu.Unlock()
-	return c.ls.q
-}
+func (c clusterAdmin) Queue() *jobs.Queue { return c.ls.queue() }
 
 func (c clusterAdmin) AddVoter(id, addr string) error {
 	n := c.ls.node.Load()
@@ -70,27 +62,38 @@ func (c clusterAdmin) PatchPolicy(tube string, patch []byte) (jobs.Policy, error
 	return n.ForwardPatchPolicy(tube, patch)
 }
 
-// startClusterAdmin starts --admin for a cluster member (nil when off).
-func startClusterAdmin(f adminFlags, ls *leaderServer) (*adminServer, error) {
-	if f.addr == "" {
+// Redrive is a follower's POST /v1/tubes/{tube}/redrive
+// (admin.MoveForwarder): the leader moves the jobs.
+func (c clusterAdmin) Redrive(tube string, r jobs.RedriveRequest) (jobs.RedriveResult, error) {
+	n := c.ls.node.Load()
+	if n == nil {
+		return jobs.RedriveResult{}, cluster.ErrNotLeader
+	}
+	return n.ForwardRedrive(tube, r)
+}
+
+// MoveJob is a follower's POST /v1/jobs/{id}/move.
+func (c clusterAdmin) MoveJob(id uint64, to string) (bool, error) {
+	n := c.ls.node.Load()
+	if n == nil {
+		return false, cluster.ErrNotLeader
+	}
+	return n.ForwardMoveJob(id, to)
+}
+
+// startClusterAdmin starts the admin listener of a cluster member (nil
+// when off).
+func (n *Node) startClusterAdmin(ls *leaderServer) (*adminServer, error) {
+	if n.cfg.Admin.Addr == "" {
 		return nil, nil
 	}
 	a := &adminServer{}
-	s, err := admin.Start(admin.Options{
-		Addr: f.addr, Cluster: clusterAdmin{ls}, Version: engine.Version, ProtocolVersion: engine.ProtocolVersion, MetricsMaxTubes: f.maxTubes,
-		Logger: f.root, Tokens: f.tokens, PolicyFile: ls.o.policies.name(),
-		Serving: func() error {
-			if a.stopping.Load() {
-				return errors.New("shutting down")
-			}
-			return nil
-		},
-	})
-	if err != nil {
-		return nil, &exitError{exitSocket, fmt.Errorf("--admin: %w", err)}
-	}
-	a.srv = s
-	return a, nil
+	opts := n.adminOptions(a, nil)
+	opts.Cluster = clusterAdmin{ls}
+	return n.listenAdmin(a, opts)
 }
 
-var _ admin.PolicyForwarder = clusterAdmin{}
+var (
+	_ admin.PolicyForwarder = clusterAdmin{}
+	_ admin.MoveForwarder   = clusterAdmin{}
+)
