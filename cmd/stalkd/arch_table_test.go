@@ -60,7 +60,7 @@ var arrows = map[string]allow{
 		tests: list("engine/enginetest", "engine/enginetest/inproc", fwBeanstalk, fwTestify, fwYaml)},
 	"engine/front": {code: list("codec", "engine/tlscert", fwZerolog),
 		tests: list("engine", "engine/enginetest", fwBeanstalk, fwTestify)},
-	"engine/embed": {code: list("codec", "jobs", "wal", "engine/internal/commit", "engine/internal/memreturn", fwZerolog), // no engine: no gnet (embed_deps_test.go)
+	"engine/embed": {code: list("codec", "jobs", "wal", "engine/internal/commit", "engine/internal/memreturn", fwZerolog), // no engine: no gnet (engine/embed/embed_deps_test.go)
 		tests: list("engine", "engine/node", "engine/enginetest", fwBeanstalk, fwTestify)},
 	// The composition: a single server or a cluster member, for the daemon,
 	// embedding programs and the tests.
