@@ -158,7 +158,7 @@ func (t *tlsConn) run() {
 	if err != nil || s.stopping.Load() {
 		if err != nil {
 			s.tls.fails.Event(func() {
-				s.log.Warn().Str("component", "tls").Err(err).Stringer("remote_addr", t.raw.RemoteAddr()).
+				s.log.Warn().Err(err).Stringer("remote_addr", t.raw.RemoteAddr()).
 					Int64("failures", s.tls.fails.Take()).Msg("tls handshake failed")
 			})
 		}

@@ -163,7 +163,7 @@ func warnSingleNodeLog(c *Config, n *Node) {
 	}
 	for _, e := range entries {
 		if e.Name() != "raft" {
-			n.log.Warn().Str("component", "cluster").Str("dir", c.Journal.Dir).Str("file", e.Name()).
+			n.log.Warn().Str("dir", c.Journal.Dir).Str("file", e.Name()).
 				Msg(c.say("{Journal.Dir} holds files of a single-node server; their jobs are not part of the cluster"))
 			return
 		}

@@ -88,10 +88,10 @@ func (c Config) Reloads() bool {
 func (n *Node) Reload() error {
 	var errs []error
 	if n.certs != nil {
-		errs = append(errs, reloadCerts(n.certs, n.log))
+		errs = append(errs, reloadCerts(n.certs, component(n.root, "tls")))
 	}
 	if m := n.member; m != nil {
-		errs = append(errs, reloadNodeTLS(m.nodeTLS, n.log))
+		errs = append(errs, reloadNodeTLS(m.nodeTLS, component(n.root, "tls")))
 		if n.policies != nil {
 			errs = append(errs, reloadPolicyFile(n.policies, m.raft.ForwardReplacePolicies, n.log))
 		}

@@ -36,10 +36,10 @@ func loadClientTLS(c *Config) (*tls.Config, *tlscert.CertFiles, error) {
 // reloadCerts reads the certificate and key again.
 func reloadCerts(certs *tlscert.CertFiles, log zerolog.Logger) error {
 	if err := certs.Reload(); err != nil {
-		log.Error().Str("component", "tls").Err(err).Msg("keeping the certificate in use")
+		log.Error().Err(err).Msg("keeping the certificate in use")
 		return err
 	}
-	ev := log.Info().Str("component", "tls")
+	ev := log.Info()
 	if leaf, err := certs.Leaf(); err == nil {
 		ev = ev.Str("subject", leaf.Subject.String()).Time("not_after", leaf.NotAfter)
 	}
@@ -75,10 +75,10 @@ func reloadNodeTLS(n *tlscert.NodeTLS, log zerolog.Logger) error {
 		return nil
 	}
 	if err := n.Reload(); err != nil {
-		log.Error().Str("component", "tls").Err(err).Msg("keeping the node certificate and CA in use")
+		log.Error().Err(err).Msg("keeping the node certificate and CA in use")
 		return err
 	}
-	ev := log.Info().Str("component", "tls")
+	ev := log.Info()
 	if leaf, err := n.Leaf(); err == nil {
 		ev = ev.Str("subject", leaf.Subject.String()).Time("not_after", leaf.NotAfter)
 	}
