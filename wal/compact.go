@@ -193,11 +193,19 @@ func (l *Log) serveTruncate() {
 	if serr := l.hook.syncDir(l.dir); serr != nil {
 		l.log.Error().Err(serr).Msg("fsync of the directory after a truncation failed")
 	}
+	l.mu.Lock()
 	var files []segFile
 	if err != nil {
-		files, _, _ = listSegments(l.dir)
+		// Listed under mu: a writer that starts a segment takes mu to add
+		// it, so none can start between this listing and relist. (Listed
+		// before the lock, a segment started in between was missing from
+		// the picture: the next truncation left its file behind, and the
+		// next Open found a gap.) Only after a failed truncation.
+		var lerr error
+		if files, _, lerr = listSegments(l.dir); lerr != nil {
+			files = nil // keep the picture as it is
+		}
 	}
-	l.mu.Lock()
 	l.truncDone, l.truncErr = want, err
 	l.metrics.compacted(err == nil) // before anyone can see truncDone
 	if err == nil {
@@ -205,7 +213,9 @@ func (l *Log) serveTruncate() {
 		l.dropFront(first)
 	} else {
 		l.compactAfter = l.segs.total + l.segs.size/4 // back off
-		l.relist(files)
+		if files != nil {
+			l.relist(files)
+		}
 	}
 	l.cond.Broadcast()
 	l.mu.Unlock()
