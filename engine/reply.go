@@ -152,7 +152,6 @@ func (cn *conn) done(mark int, seq uint64, fail string) {
 		// leader, proof that it still leads and that what it showed is
 		// committed (jobs.Fencer; a single node's journal has none). So
 		// does a change that changed nothing: its reply is a read.
-		cn.fence = fenceNone
 		if f := cn.srv.queue.ReadFence(); f > seq {
 			seq = f
 			if fail == "" {

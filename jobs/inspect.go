@@ -166,8 +166,8 @@ type Fencer interface {
 // none: the edge holds the reply of a command that only reads until it is
 // committed, and answers INTERNAL_ERROR if the journal fails first.
 func (q *Queue) ReadFence() uint64 {
-	if f, ok := q.journal.(Fencer); ok {
-		return f.Fence()
+	if q.fencer != nil {
+		return q.fencer.Fence()
 	}
 	return 0
 }

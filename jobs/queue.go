@@ -26,6 +26,7 @@ type Queue struct {
 	journal    Journal
 	ids        IDSource // the journal, when it hands out ids itself
 	flusher    Flusher  // the journal, when its callers write its records
+	fencer     Fencer   // the journal, when reads must wait for a fence
 	replicated bool
 
 	nextID   atomic.Uint64 // the next id to hand out
@@ -51,6 +52,7 @@ func New(cfg Config) *Queue {
 	}
 	q.ids, _ = cfg.Journal.(IDSource)
 	q.flusher, _ = cfg.Journal.(Flusher)
+	q.fencer, _ = cfg.Journal.(Fencer)
 	q.nextID.Store(1)
 	q.tubes.byName = make(map[string]*tube)
 	q.pols.byName = make(map[string]*policyEntry)
